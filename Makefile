@@ -1,0 +1,35 @@
+# The two commands of the README:
+#   make book   create .venv from requirements.txt, build the book into _build/html
+#   make test   the same set-up (plus the Debian packages the tests need), then every test
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(CURDIR)/$(VENV)/bin
+# Debian packages the tests use: bubblewrap sandboxes the learner's code when grading.
+DEBIAN_PACKAGES := bubblewrap
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: book test debian-packages clean
+
+$(VENV)/.installed: requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet --no-deps -e .
+	touch $@
+
+book: $(VENV)/.installed
+	$(BIN)/jupyter-book build . -W -n --keep-going
+	@echo "The book is in _build/html: open _build/html/index.html in a browser."
+
+debian-packages:
+	@missing=""; for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+# Every test: the book build with -W, nbval on every chapter, the exercises,
+# the catalogues, the self-check and the instructor's nbgrader workflow.
+test: $(VENV)/.installed debian-packages
+	PATH="$(BIN):$$PATH" $(BIN)/pytest --nbval --nbval-current-env tests book
+
+clean:
+	rm -rf _build $(VENV) *.egg-info

@@ -1,0 +1,153 @@
+"""Exercise 01, softmax: hidden checks and the misconception catalogue.
+
+Each hidden test cell of ``solutions/01_softmax/softmax.ipynb`` calls one
+``check_*`` function below with the learner's ``softmax``.  Inputs are random
+(seeded), non-square, with large magnitudes, ``axis=0``, 3-D arrays and
+``-inf`` entries.  A wrong answer is matched against ``MISTAKES`` in order; the
+first symptom that fits names the mistake.  Every mistake has a wrong
+implementation in ``tests/submissions/01_softmax/`` and a test that grading it
+shows this message.
+"""
+import numpy as np
+
+from ..checks import Mistake, attempt, close, expect, message_of
+from ..notebooks import reference
+
+
+def _ref(x, axis=-1):
+    return reference("01_softmax").softmax(x, axis=axis)
+
+
+def _axis(record):
+    return record.kwargs.get("axis", -1)
+
+
+def _x(record):
+    return np.asarray(record.args[0], dtype=float)
+
+
+def _overflowed(r):
+    return (r.got is not None and not np.all(np.isfinite(r.got)) and np.all(np.isfinite(r.want))
+            and np.nanmax(np.abs(_x(r)[np.isfinite(_x(r))])) > 700)
+
+
+def _one_hot(r):
+    got = r.got
+    return got is not None and np.all((got == 0) | (got == 1)) and not np.all((r.want == 0) | (r.want == 1))
+
+
+def _axis_ignored(r):
+    return _x(r).ndim > 1 and _axis(r) % _x(r).ndim != _x(r).ndim - 1 and close(r.got, _ref(_x(r), axis=-1))
+
+
+def _whole_array(r):
+    x = _x(r)
+    return x.ndim > 1 and close(r.got, _ref(x.reshape(-1)).reshape(x.shape))
+
+
+def _divided_by_max(r):
+    want = r.want
+    return close(r.got, want / np.max(want, axis=_axis(r), keepdims=True))
+
+
+def _missing_keepdims(r):
+    if r.error is not None:
+        return "broadcast" in r.error
+    x, axis = _x(r), _axis(r)
+    e = np.exp(x - np.max(x))
+    return close(r.got, e / np.sum(e, axis=axis))  # the reduced axis lined up with the wrong one
+
+
+def _neg_inf_not_zero(r):
+    x = _x(r)
+    return r.got is not None and np.any(np.isneginf(x)) and np.any(r.got[np.isneginf(x)] != 0)
+
+
+MISTAKES = [
+    Mistake("modifies_input",
+            "your function changed its input array in place (for example `x -= x.max()`); "
+            "inputs must never be modified. Compute into a new array: `shifted = x - x.max(...)`.",
+            lambda r: r.modified_input),
+    Mistake("no_max_subtraction",
+            "overflow: `np.exp` of a large score is `inf`, and `inf / inf` is `nan`. Subtract the "
+            "maximum along `axis` (with `keepdims=True`) before `np.exp`; softmax does not change "
+            "when the same number is subtracted from every score.",
+            _overflowed),
+    Mistake("hard_argmax",
+            "hard max: your weights are 1 at the largest score and 0 elsewhere (an argmax). Softmax "
+            "gives every entry a positive weight exp(x_i) / sum_j exp(x_j); that soft weighting is "
+            "what lets gradients reach every position.",
+            _one_hot),
+    Mistake("axis_ignored",
+            "the `axis` argument is ignored: the result is normalised along the last axis. Pass "
+            "`axis=axis` to every reduction (`np.max` and `np.sum`).",
+            _axis_ignored),
+    Mistake("whole_array",
+            "normalised over the whole array: all entries together sum to 1, instead of each slice "
+            "along `axis`. Reduce with `axis=axis, keepdims=True`.",
+            _whole_array),
+    Mistake("divide_by_max",
+            "divided by the largest exponential instead of the sum: the largest weight is 1 and the "
+            "weights do not sum to 1. Divide `np.exp(x - max)` by its sum along `axis`.",
+            _divided_by_max),
+    Mistake("missing_keepdims",
+            "missing `keepdims=True`: `np.sum(e, axis=axis)` drops the reduced axis, so the division "
+            "lines the sums up with the wrong axis (or fails with 'operands could not be broadcast "
+            "together'). Use `np.sum(e, axis=axis, keepdims=True)`, and the same for `np.max`.",
+            _missing_keepdims),
+    Mistake("neg_inf_not_zero",
+            "an entry equal to `-inf` must get weight exactly 0 (this is how masks work in later "
+            "chapters), but yours is not 0. Do not clip the scores or add a small epsilon.",
+            _neg_inf_not_zero),
+]
+
+
+def _exactly_zero_at_neg_inf(record):
+    """Closeness within tolerance is not enough: -inf must give exactly 0."""
+    return message_of(MISTAKES, "neg_inf_not_zero") if _neg_inf_not_zero(record) else None
+
+
+def _expect(softmax, x, axis=None):
+    kwargs = {} if axis is None else {"axis": axis}
+    record = attempt(softmax, "softmax", (x,), kwargs, want=_ref(x, **kwargs), arg_names=("x",))
+    expect(record, MISTAKES, extra_check=_exactly_zero_at_neg_inf)
+    return record.got
+
+
+def check_random(softmax):
+    """Random non-square inputs along the default axis; rows sum to 1; shift invariance."""
+    rng = np.random.default_rng(101)
+    for shape in [(7,), (4, 9), (6, 3)]:
+        x = rng.normal(scale=2.0, size=shape)
+        got = _expect(softmax, x)
+        assert np.all(got >= 0), "softmax: weights must be non-negative"
+        assert np.allclose(got.sum(axis=-1), 1.0), "softmax: each row must sum to 1"
+        shifted = _expect(softmax, x + 5.0)
+        assert np.allclose(shifted, got, rtol=1e-4, atol=1e-6), (
+            "softmax: adding the same constant to every score must not change the weights")
+
+
+def check_large(softmax):
+    """Scores of large magnitude: no overflow, no NaN."""
+    rng = np.random.default_rng(102)
+    _expect(softmax, np.array([1000.0, 0.0, -1000.0]))
+    _expect(softmax, rng.normal(scale=800.0, size=(5, 4)))
+    _expect(softmax, np.array([[1e4, 1e4 - 1.0, -1e4]]), axis=-1)
+
+
+def check_axis(softmax):
+    """axis=0 on a non-square matrix, and every axis of a 3-D array."""
+    rng = np.random.default_rng(103)
+    got = _expect(softmax, rng.normal(size=(4, 7)), axis=0)
+    assert np.allclose(got.sum(axis=0), 1.0), "softmax(x, axis=0): each column must sum to 1"
+    x = rng.normal(scale=3.0, size=(2, 3, 5))
+    for axis in (0, 1, 2, -2):
+        _expect(softmax, x, axis=axis)
+
+
+def check_neg_inf(softmax):
+    """-inf entries get weight exactly 0; the others still sum to 1."""
+    x = np.array([[0.5, -np.inf, 2.0, -1.0], [-np.inf, -np.inf, 3.0, 3.0], [1.0, 2.0, 3.0, -np.inf]])
+    got = _expect(softmax, x)
+    assert np.allclose(got.sum(axis=-1), 1.0), "softmax: each row must sum to 1"
+    _expect(softmax, x.T.copy(), axis=0)

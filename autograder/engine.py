@@ -1,0 +1,177 @@
+"""The one grading engine behind the learner's self-check and the instructor's class run.
+
+Grading a submission:
+
+1. The learner's code cells run in a sandboxed worker process (``sandbox.py``).
+2. Each test cell of the trusted source notebook runs here, in the grader's
+   process, with the learner's functions replaced by proxies: a call sends the
+   arguments to the worker and returns the answer as plain NumPy arrays.
+3. A test passes when its code finishes; an AssertionError (or any other
+   exception) fails it, and its one-line message is what the learner reads.
+
+Learner code therefore never shares a process with the tests, the reference
+solution or the scores.  If the worker dies, it is restarted for the next test.
+"""
+import contextlib
+import dataclasses
+import io
+import traceback
+
+import numpy as np
+
+from . import checks, notebooks
+from .sandbox import Limits, RemoteError, Worker, WorkerError
+
+
+@dataclasses.dataclass
+class TestResult:
+    grade_id: str
+    score: float
+    max_score: float
+    passed: bool
+    message: str
+
+
+@dataclasses.dataclass
+class CellRun:
+    index: int           # position of the cell in the submission
+    first_line: str      # how the learner recognises the cell
+    error: str | None    # "NameError: ..." if the cell raised
+    output: str          # what it printed (truncated)
+
+
+@dataclasses.dataclass
+class Report:
+    assignment: str
+    notebook: str
+    tests: list
+    cells: list
+
+    @property
+    def score(self):
+        return sum(t.score for t in self.tests)
+
+    @property
+    def max_score(self):
+        return sum(t.max_score for t in self.tests)
+
+    def as_json(self, notebook_path):
+        return {"assignment": self.assignment, "notebook": str(notebook_path),
+                "score": self.score, "max_score": self.max_score,
+                "tests": [{"grade_id": t.grade_id, "score": t.score, "max_score": t.max_score,
+                           "passed": t.passed, "message": t.message} for t in self.tests]}
+
+
+class _Session:
+    """The worker holding one submission's code, restarted when it dies."""
+
+    def __init__(self, cells, limits):
+        self.cells, self.limits = cells, limits
+        self.worker, self.runs, self.fatal = None, None, None
+
+    def ensure_started(self):
+        if self.worker is not None and self.worker.alive:
+            return
+        if self.fatal:  # running the cells themselves kills or hangs the worker
+            raise WorkerError(self.fatal)
+        self.worker = Worker(self.limits).start()
+        runs = []
+        for index, source in self.cells:
+            try:
+                error, output = self.worker.run_cell(index, source)
+            except WorkerError as failure:
+                self.fatal = f"running your notebook's cells failed: {failure}"
+                runs.append(CellRun(index, _first_line(source), str(failure), ""))
+                self.runs = self.runs or runs
+                raise WorkerError(self.fatal) from None
+            runs.append(CellRun(index, _first_line(source), error, output))
+        self.runs = self.runs or runs
+
+    def call(self, name, args, kwargs):
+        self.ensure_started()
+        return self.worker.call(name, args, kwargs)
+
+    def close(self):
+        if self.worker is not None:
+            self.worker.close()
+
+
+def _first_line(source):
+    return next((line.strip() for line in source.splitlines() if line.strip()), "")[:60]
+
+
+class _Proxy:
+    """Stands for the learner's function ``name`` inside the test code."""
+
+    def __init__(self, session, name):
+        self._session, self.__name__ = session, name
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return self._session.call(self.__name__, args, kwargs)
+        except RemoteError as error:
+            raise LearnerError(self.__name__, str(error)) from None
+
+    def __repr__(self):
+        return f"<your function {self.__name__}>"
+
+
+class LearnerError(Exception):
+    """Raised into test code when the learner's function raised; carries its one-line description."""
+
+    def __init__(self, function, learner_error):
+        super().__init__(f"{function} raised {learner_error}")
+        self.function, self.learner_error = function, learner_error
+
+
+def _failure_message(error, test_source):
+    """One line saying why a test failed, without the hidden test's source."""
+    if isinstance(error, AssertionError):
+        text = str(error).strip()
+        if text:
+            return text.splitlines()[0] if len(text) < 2000 else text[:2000]
+        # A bare `assert`: name the statement, which is visible test code.
+        line = traceback.extract_tb(error.__traceback__)[-1].lineno
+        lines = test_source.splitlines()
+        return f"check failed: {lines[line - 1].strip()}" if line and line <= len(lines) else "check failed"
+    if isinstance(error, LearnerError):
+        return f"{error.function} raised {checks.describe_exception(error)}"
+    if isinstance(error, WorkerError):
+        return str(error)
+    if isinstance(error, NameError):
+        return f"{error} (is the function defined, with exactly this name?)"
+    return f"{type(error).__name__}: {error}".splitlines()[0]
+
+
+def run_tests(source, submission, limits=Limits()):
+    """Grade ``submission`` (a NotebookNode) against ``source`` (a SourceNotebook)."""
+    session = _Session(notebooks.learner_cells(submission), limits)
+    results = []
+    try:
+        try:
+            session.ensure_started()
+        except WorkerError:
+            pass  # every test below fails with the same reason
+        for test in source.tests:
+            namespace = {"__name__": "__autograder_test__", "np": np}
+            namespace.update({name: _Proxy(session, name) for name in source.functions})
+            try:
+                if session.fatal:
+                    raise WorkerError(session.fatal)
+                with contextlib.redirect_stdout(io.StringIO()):  # test cells may print
+                    exec(compile(test.source, f"<test {test.grade_id}>", "exec"), namespace)
+            except Exception as error:
+                results.append(TestResult(test.grade_id, 0.0, test.points, False,
+                                          _failure_message(error, test.source)))
+            else:
+                results.append(TestResult(test.grade_id, test.points, test.points, True, ""))
+    finally:
+        session.close()
+    return Report(source.assignment, source.name, results, session.runs or [])
+
+
+def grade_file(path, limits=Limits()):
+    """Self-check: read a notebook file, recognise its exercise and grade it."""
+    submission = notebooks.read_notebook(path)
+    return run_tests(notebooks.identify(submission), submission, limits)
+

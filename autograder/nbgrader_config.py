@@ -1,0 +1,67 @@
+"""nbgrader configuration of the course.  Run every nbgrader command from this folder.
+
+Layout (course root = the repository root):
+  solutions/<assignment>/   nbgrader source: solutions and hidden tests (hand-edited)
+  exercises/<assignment>/   release, written by `nbgrader generate_assignment` (never edited)
+  autograder/submitted/<student>/<assignment>/   collected submissions   (git-ignored)
+  autograder/autograded/..., autograder/feedback/...                      (git-ignored)
+  autograder/gradebook.db   SQLite gradebook                              (git-ignored)
+
+`nbgrader autograde` does not execute submissions in a Jupyter kernel here: the
+project's engine (autograder.preprocessors.SandboxedExecute) runs the learner's
+code in a sandboxed process and the tests in its own, and writes the results
+into the notebook for nbgrader to score, store and turn into feedback.
+"""
+import os
+from pathlib import Path
+
+import nbgrader
+
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests,
+                                    GetGrades, IgnorePattern, LimitOutput, SaveAutoGrades)
+
+from attention.offline import copy_mathjax
+from autograder.preprocessors import SandboxedExecute
+
+HERE = Path(__file__).resolve().parent
+c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
+
+c.CourseDirectory.course_id = "attention-book"
+c.CourseDirectory.root = str(HERE.parent)
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "exercises"
+c.CourseDirectory.submitted_directory = "autograder/submitted"
+c.CourseDirectory.autograded_directory = "autograder/autograded"
+c.CourseDirectory.feedback_directory = "autograder/feedback"
+# Several graders or machines can share one PostgreSQL gradebook instead:
+#   ATTENTION_GRADEBOOK_URL=postgresql://user@host/gradebook
+c.CourseDirectory.db_url = os.environ.get("ATTENTION_GRADEBOOK_URL", f"sqlite:///{HERE / 'gradebook.db'}")
+
+# The release needs no executed outputs, and stays byte-for-byte reproducible.
+c.GenerateAssignment.force = True
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+
+# Grading: the sandboxed engine replaces nbgrader's in-kernel Execute step.
+c.Autograde.autograde_preprocessors = [
+    SandboxedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+    SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+]
+
+# Feedback: hidden-test source is removed before the HTML is written, and the
+# page loads MathJax from ../../mathjax, i.e. autograder/feedback/mathjax, copied
+# there after each run (templates/feedback/mathjax.html.j2 shadows nbconvert's
+# macro, which always points at a CDN).
+c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
+c.HTMLExporter.template_name = "feedback"
+c.HTMLExporter.extra_template_basedirs = [
+    str(HERE / "templates"),
+    str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"),
+]
+
+
+def _copy_mathjax_next_to_feedback(**_):
+    copy_mathjax(Path(c.CourseDirectory.root) / c.CourseDirectory.feedback_directory / "mathjax")
+
+
+c.GenerateFeedback.post_convert_hook = _copy_mathjax_next_to_feedback

@@ -1,0 +1,185 @@
+"""The learner's side of grading: runs a submission's code and answers calls.
+
+This file is both a module and a script.
+
+* As a script it runs inside the sandbox (see ``sandbox.py``), in a fresh
+  Python without IPython and without access to the repository: it executes the
+  learner's code cells, then answers requests ``call NAME(args)`` with the
+  return value.
+* As a module it gives the grader process the same wire format (``send``,
+  ``receive``), so both sides encode and decode in one place.
+
+Only plain data crosses the pipe: a JSON header plus raw ``.npy`` blobs, read
+back with ``allow_pickle=False``.  Nothing the learner's code returns is ever
+unpickled or called by the grader; an answer that is not a numeric array is
+an error for that call.  The learner's code can corrupt its own answers (it
+runs in this process), but never the grader's comparison.
+"""
+import io
+import json
+import struct
+import sys
+
+import numpy as np
+
+MAX_HEADER_BYTES = 1 << 20       # one JSON header
+MAX_MESSAGE_BYTES = 256 << 20    # header plus every array in one message
+NUMERIC_KINDS = "biuf"           # bool, int, unsigned, float: all an exercise returns
+
+
+class WireError(Exception):
+    """A message that is malformed, too large, or holds something other than plain data."""
+
+
+# --------------------------------------------------------------------------- encoding
+def _encode(value, blobs):
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, np.generic):
+        value = np.asarray(value)
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in NUMERIC_KINDS:
+            raise WireError(f"an array of dtype {value.dtype} is not numeric")
+        buffer = io.BytesIO()
+        np.save(buffer, np.ascontiguousarray(value), allow_pickle=False)
+        blobs.append(buffer.getvalue())
+        return {"__ndarray__": len(blobs) - 1}
+    if isinstance(value, tuple):
+        return {"__tuple__": [_encode(v, blobs) for v in value]}
+    if isinstance(value, list):
+        return [_encode(v, blobs) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {"__dict__": {k: _encode(v, blobs) for k, v in value.items()}}
+    raise WireError(f"cannot send an object of type {type(value).__name__}")
+
+
+def _decode(value, blobs):
+    if isinstance(value, list):
+        return [_decode(v, blobs) for v in value]
+    if isinstance(value, dict):
+        if set(value) == {"__ndarray__"}:
+            array = np.load(io.BytesIO(blobs[int(value["__ndarray__"])]), allow_pickle=False)
+            if type(array) is not np.ndarray or array.dtype.kind not in NUMERIC_KINDS:
+                raise WireError("an array that is not numeric")
+            return array
+        if set(value) == {"__tuple__"}:
+            return tuple(_decode(v, blobs) for v in value["__tuple__"])
+        if set(value) == {"__dict__"}:
+            return {str(k): _decode(v, blobs) for k, v in value["__dict__"].items()}
+        raise WireError("an unknown object in a message")
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise WireError("an unknown value in a message")
+
+
+def send(stream, message):
+    """Write one message (a dict of plain data and NumPy arrays) to a binary stream."""
+    blobs = []
+    header = json.dumps(_encode(message, blobs)).encode()
+    parts = [struct.pack("!II", len(header), len(blobs)), header]
+    for blob in blobs:
+        parts += [struct.pack("!Q", len(blob)), blob]
+    stream.write(b"".join(parts))
+    stream.flush()
+
+
+def _read_exactly(stream, size):
+    chunks, missing = [], size
+    while missing:
+        chunk = stream.read(missing)  # a pipe may return fewer bytes than asked
+        if not chunk:
+            raise EOFError("the other side closed the pipe")
+        chunks.append(chunk)
+        missing -= len(chunk)
+    return b"".join(chunks)
+
+
+def receive(stream):
+    """Read one message written by ``send``; raise WireError on anything malformed."""
+    header_size, blob_count = struct.unpack("!II", _read_exactly(stream, 8))
+    if header_size > MAX_HEADER_BYTES or blob_count > 1024:
+        raise WireError("message header too large")
+    header = _read_exactly(stream, header_size)
+    total, blobs = header_size, []
+    for _ in range(blob_count):
+        (size,) = struct.unpack("!Q", _read_exactly(stream, 8))
+        total += size
+        if total > MAX_MESSAGE_BYTES:
+            raise WireError("message too large")
+        blobs.append(_read_exactly(stream, size))
+    try:
+        return _decode(json.loads(header), blobs)
+    except (ValueError, IndexError, KeyError, TypeError) as error:
+        raise WireError(f"malformed message: {error}") from None
+
+
+# --------------------------------------------------------------------------- the sandboxed side
+def _one_line(error):
+    text = f"{type(error).__name__}: {error}".strip()
+    return text.splitlines()[0][:500] if text else type(error).__name__
+
+
+class _IPythonStub:
+    """Stands in for get_ipython() so that magics such as %matplotlib do nothing."""
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+
+def _as_plain(value):
+    """Turn a learner's return value into numeric arrays, or raise WireError."""
+    if isinstance(value, tuple):
+        return tuple(_as_plain(v) for v in value)
+    if value is None:
+        raise WireError("the function returned None (is a `return` missing?)")
+    array = np.array(value, copy=True)  # any array-like: lists, NumPy scalars, subclasses
+    if array.dtype.kind not in NUMERIC_KINDS:
+        raise WireError(f"the function returned {type(value).__name__}, not a numeric array")
+    return np.asarray(array)
+
+
+def serve(requests, replies):
+    """Execute cells and answer calls until the grader closes the pipe."""
+    namespace = {"__name__": "__main__", "get_ipython": _IPythonStub}
+    while True:
+        try:
+            request = receive(requests)
+        except EOFError:
+            return
+        captured = io.StringIO()
+        sys.stdout = sys.stderr = captured
+        try:
+            if request["op"] == "run_cell":
+                code = compile(request["source"], f"<cell {request['index']}>", "exec")
+                exec(code, namespace)
+                reply = {"ok": True}
+            elif request["op"] == "call":
+                function = namespace.get(request["name"])
+                if not callable(function):
+                    raise NameError(f"no function named {request['name']!r} is defined")
+                args = request["args"]
+                before = [np.array(a, copy=True) if isinstance(a, np.ndarray) else None for a in args]
+                value = _as_plain(function(*args, **request["kwargs"]))
+                # Report arguments changed in place, so the grader sees what a kernel would.
+                changed = {str(i): np.asarray(a) for i, (a, b) in enumerate(zip(args, before))
+                           if b is not None and not np.array_equal(a, b, equal_nan=True)}
+                reply = {"ok": True, "value": value, "changed_args": changed}
+            else:
+                reply = {"ok": False, "error": f"unknown request {request['op']!r}"}
+        except BaseException as error:  # the learner's exception, even SystemExit
+            reply = {"ok": False, "error": _one_line(error)}
+        finally:
+            sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+        reply["output"] = captured.getvalue()[-4000:]
+        try:
+            send(replies, reply)
+        except WireError as error:
+            send(replies, {"ok": False, "error": f"could not send the result back: {error}",
+                           "output": reply["output"]})
+
+
+if __name__ == "__main__":
+    # The grader names the two inherited pipe ends: requests in, replies out.
+    # The learner's prints go to the real stdout, which the grader discards.
+    requests_fd, replies_fd = (int(arg) for arg in sys.argv[1:3])
+    serve(open(requests_fd, "rb", buffering=0), open(replies_fd, "wb", buffering=0))

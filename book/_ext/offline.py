@@ -1,0 +1,33 @@
+"""Make the built book work with no network: MathJax served locally, no CDN scripts.
+
+* MathJax (see ``attention.offline``) is copied to ``_build/html/_static/mathjax``
+  after the build instead of living in a source ``_static/`` folder, because
+  Jupyter Book injects every ``.js`` file found under ``_static/`` into every page.
+* sphinx-thebe (always loaded by Jupyter Book) writes a script pointing at a
+  CDN into every page; the book has no live-code cells, so its scripts are
+  dropped from each page.
+"""
+from pathlib import Path
+
+from attention.offline import copy_mathjax
+
+
+def _copy_mathjax_into_site(app, exception):
+    if exception is None and app.builder.format == "html":
+        copy_mathjax(Path(app.outdir) / "_static" / "mathjax")
+
+
+def _is_thebe(script):
+    text = f"{getattr(script, 'filename', script)} {getattr(script, 'attributes', {}).get('body', '')}"
+    return "thebe" in text.lower()
+
+
+def _drop_thebe_scripts(app, pagename, templatename, context, doctree):
+    if "script_files" in context:
+        context["script_files"] = [s for s in context["script_files"] if not _is_thebe(s)]
+
+
+def setup(app):
+    app.connect("build-finished", _copy_mathjax_into_site)
+    app.connect("html-page-context", _drop_thebe_scripts)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,83 @@
+"""The worker that runs learner code: separate process, sandbox, limits, plain data only."""
+import os
+import time
+
+import numpy as np
+import pytest
+
+import helpers
+from autograder import sandbox
+from autograder.sandbox import Limits, RemoteError, Worker, WorkerError
+
+
+def test_bubblewrap_is_installed():
+    """The test command installs it; without it the class run refuses to grade."""
+    assert sandbox.sandbox_available()
+
+
+def test_worker_sees_no_repository_and_no_network():
+    with Worker() as worker:
+        worker.run_cell(0, "import os, socket\n"
+                           "def probe():\n"
+                           f"    seen = [os.path.exists(p) for p in ({str(helpers.REPO)!r}, {str(helpers.REPO / 'solutions')!r})]\n"
+                           "    try:\n"
+                           "        socket.create_connection(('127.0.0.1', 22), timeout=1); net = 1\n"
+                           "    except OSError:\n"
+                           "        net = 0\n"
+                           "    return seen + [net, os.getuid() == 0]")
+        assert list(worker.call("probe", [], {})) == [0, 0, 0, 0]
+
+
+def test_answers_cross_as_plain_arrays_and_lies_are_rejected():
+    with Worker() as worker:
+        worker.run_cell(0, "import numpy as np\n"
+                           "class Liar(np.ndarray):\n"
+                           "    def __eq__(self, other): return True\n"
+                           "def f(x): return (x * 2).view(Liar)\n"
+                           "def g(x): return {'not': 'an array'}\n")
+        value = worker.call("f", [np.arange(3.0)], {})
+        assert type(value) is np.ndarray and list(value) == [0.0, 2.0, 4.0]
+        with pytest.raises(RemoteError, match="not a numeric array"):
+            worker.call("g", [np.arange(3.0)], {})
+
+
+def test_endless_loop_is_stopped_at_the_wall_clock_limit():
+    worker = Worker(Limits(call_seconds=1.0)).start()
+    worker.run_cell(0, "def spin():\n    while True:\n        try:\n            pass\n        except BaseException:\n            pass")
+    start = time.monotonic()
+    with pytest.raises(WorkerError, match="did not finish within 1 s"):
+        worker.call("spin", [], {})
+    assert time.monotonic() - start < 5 and not worker.alive
+
+
+def test_memory_hog_fails_alone():
+    with Worker() as worker:
+        worker.run_cell(0, "def hog():\n    return bytearray(8 << 30)")
+        with pytest.raises((RemoteError, WorkerError), match="MemoryError|memory"):
+            worker.call("hog", [], {})
+
+
+def test_processes_left_behind_are_killed():
+    marker = f"attention-sleeper-{os.getpid()}"
+    with Worker() as worker:
+        worker.run_cell(0, "import subprocess\n"
+                           f"subprocess.Popen(['/bin/sh', '-c', 'exec -a {marker} sleep 600'], start_new_session=True)")
+    time.sleep(0.5)
+    alive = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).startswith(marker)]
+    assert alive == []
+
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def test_fork_bomb_hits_the_process_limit():
+    with Worker(Limits(max_processes=16)) as worker:
+        error, output = worker.run_cell(0, "import os\nn = 0\ntry:\n    for _ in range(200):\n"
+                                           "        if os.fork() == 0:\n            import time; time.sleep(30); os._exit(0)\n"
+                                           "        n += 1\nexcept OSError:\n    print('stopped at', n)")
+        assert "stopped at" in output
