@@ -19,7 +19,7 @@ def test_worker_sees_no_repository_and_no_network():
     with Worker() as worker:
         worker.run_cell(0, "import os, socket\n"
                            "def probe():\n"
-                           f"    seen = [os.path.exists(p) for p in ({str(helpers.REPO)!r}, {str(helpers.REPO / 'solutions')!r})]\n"
+                           f"    seen = [os.path.exists(p) for p in ({str(helpers.REPO / 'README.md')!r}, {str(helpers.REPO / 'solutions')!r})]\n"
                            "    try:\n"
                            "        socket.create_connection(('127.0.0.1', 22), timeout=1); net = 1\n"
                            "    except OSError:\n"
