@@ -1,6 +1,9 @@
-"""Command line: `python -m autograder check NOTEBOOK [--json]` (the learner's self-check).
+"""Command line of the grading engine.
 
-Exit status: 0 when the notebook was graded (whatever the score), 2 with a
+  python -m autograder check NOTEBOOK [--json]   the learner's self-check
+  python -m autograder grade ASSIGNMENT          the instructor's class run, in parallel
+
+Exit status: 0 when the work was done (whatever the scores), non-zero with a
 one-line reason on stderr when it could not be.
 """
 import argparse
@@ -22,6 +25,14 @@ def _parser():
     check = commands.add_parser("check", help="grade one exercise notebook with the hidden tests")
     check.add_argument("notebook", help="path to the exercise notebook (.ipynb)")
     check.add_argument("--json", action="store_true", help="print one JSON object and nothing else")
+    grade = commands.add_parser("grade", help="grade every submission of an assignment, in parallel")
+    grade.add_argument("assignment", help="e.g. 01_softmax")
+    grade.add_argument("--jobs", type=int, default=None, help="worker processes (default: one per core)")
+    grade.add_argument("--force", action="store_true", help="grade every submission again, even unchanged ones")
+    grade.add_argument("--student", action="append", help="grade only this student (repeatable)")
+    grade.add_argument("--course-root", help="course folder (default: the repository)")
+    grade.add_argument("--db-url", help="gradebook URL (default: autograder/gradebook.db, or $ATTENTION_GRADEBOOK_URL)")
+    grade.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
 
@@ -37,8 +48,26 @@ def _print_report(report, path):
         print(f"  note: the cell starting `{run.first_line}` raised {run.error}")
 
 
+def _grade_class(args):
+    from . import classrun
+    try:
+        config = classrun.load_config(args.course_root, args.db_url)
+        outcomes = classrun.grade_class(args.assignment, jobs=args.jobs, force=args.force,
+                                        students=args.student, config=config, progress=not args.no_progress)
+    except classrun.Interrupted as error:
+        sys.exit(f"autograder: {error}")
+    except NotebookError as error:
+        sys.exit(f"autograder: {error}")
+    except Exception as error:
+        sys.exit(f"autograder: could not grade {args.assignment}: {type(error).__name__}: {error}".splitlines()[0])
+    classrun.print_summary(args.assignment, outcomes)
+    return 0
+
+
 def main(argv=None):
     args = _parser().parse_args(argv)
+    if args.command == "grade":
+        return _grade_class(args)
     try:
         report = engine.grade_file(args.notebook)
     except NotebookError as error:

@@ -108,6 +108,23 @@ def attempt(function, name, args, kwargs=None, *, want, arg_names):
     return record
 
 
+def traced_call(function, *args, **kwargs):
+    """Call ``function`` and return ``(value, peak_bytes)``, the peak of memory it allocated.
+
+    Through the grading engine the peak is measured by tracemalloc inside the
+    learner's process (NumPy reports its arrays to tracemalloc); in a kernel, here.
+    """
+    if hasattr(function, "traced_call"):
+        return function.traced_call(*args, **kwargs)
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        value = function(*args, **kwargs)
+        return value, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def close(got, want):
     """Same shape and values equal within tolerance; NaN never equals anything."""
     got, want = np.asarray(got), np.asarray(want)
@@ -129,6 +146,8 @@ def diagnose(record, mistakes):
         except Exception:  # a symptom check that does not apply to this answer
             continue
     if record.error is not None:
+        if record.error.startswith("stopped:"):  # a timeout or a dead process, not an exception
+            return f"{record.call}: {record.error}"
         return f"{record.call} raised {record.error}"
     got = record.got if isinstance(record.got, tuple) else (record.got,)
     want = record.want if isinstance(record.want, tuple) else (record.want,)

@@ -15,12 +15,13 @@ solution or the scores.  If the worker dies, it is restarted for the next test.
 import contextlib
 import dataclasses
 import io
+import time
 import traceback
 
 import numpy as np
 
 from . import checks, notebooks
-from .sandbox import Limits, RemoteError, Worker, WorkerError
+from .sandbox import Limits, RemoteError, Worker, WorkerError, WorkerTimeout
 
 
 @dataclasses.dataclass
@@ -30,6 +31,7 @@ class TestResult:
     max_score: float
     passed: bool
     message: str
+    kind: str = "passed"   # passed | failed | timeout (too slow) | crashed (the worker died)
 
 
 @dataclasses.dataclass
@@ -68,28 +70,34 @@ class _Session:
     def __init__(self, cells, limits):
         self.cells, self.limits = cells, limits
         self.worker, self.runs, self.fatal = None, None, None
+        self.incidents = []  # every WorkerError met, so a test can tell a timeout from a wrong answer
 
     def ensure_started(self):
         if self.worker is not None and self.worker.alive:
             return
         if self.fatal:  # running the cells themselves kills or hangs the worker
-            raise WorkerError(self.fatal)
+            raise self.fatal
         self.worker = Worker(self.limits).start()
         runs = []
         for index, source in self.cells:
             try:
                 error, output = self.worker.run_cell(index, source)
             except WorkerError as failure:
-                self.fatal = f"running your notebook's cells failed: {failure}"
+                self.fatal = type(failure)(f"running your notebook's cells failed: {failure}")
+                self.incidents.append(self.fatal)
                 runs.append(CellRun(index, _first_line(source), str(failure), ""))
                 self.runs = self.runs or runs
-                raise WorkerError(self.fatal) from None
+                raise self.fatal from None
             runs.append(CellRun(index, _first_line(source), error, output))
         self.runs = self.runs or runs
 
-    def call(self, name, args, kwargs):
+    def call(self, name, args, kwargs, trace_memory=False):
         self.ensure_started()
-        return self.worker.call(name, args, kwargs)
+        try:
+            return self.worker.call(name, args, kwargs, trace_memory)
+        except WorkerError as error:
+            self.incidents.append(error)
+            raise
 
     def close(self):
         if self.worker is not None:
@@ -107,10 +115,19 @@ class _Proxy:
         self._session, self.__name__ = session, name
 
     def __call__(self, *args, **kwargs):
+        return self._call(args, kwargs, False)
+
+    def traced_call(self, *args, **kwargs):
+        """(value, peak bytes allocated during the call), measured in the learner's process."""
+        return self._call(args, kwargs, True)
+
+    def _call(self, args, kwargs, trace_memory):
         try:
-            return self._session.call(self.__name__, args, kwargs)
+            return self._session.call(self.__name__, args, kwargs, trace_memory)
         except RemoteError as error:
             raise LearnerError(self.__name__, str(error)) from None
+        except WorkerError as error:
+            raise LearnerError(self.__name__, f"stopped: {error}") from None
 
     def __repr__(self):
         return f"<your function {self.__name__}>"
@@ -135,7 +152,8 @@ def _failure_message(error, test_source):
         lines = test_source.splitlines()
         return f"check failed: {lines[line - 1].strip()}" if line and line <= len(lines) else "check failed"
     if isinstance(error, LearnerError):
-        return f"{error.function} raised {checks.describe_exception(error)}"
+        text = checks.describe_exception(error)
+        return f"{error.function}: {text}" if text.startswith("stopped:") else f"{error.function} raised {text}"
     if isinstance(error, WorkerError):
         return str(error)
     if isinstance(error, NameError):
@@ -147,6 +165,7 @@ def run_tests(source, submission, limits=Limits()):
     """Grade ``submission`` (a NotebookNode) against ``source`` (a SourceNotebook)."""
     session = _Session(notebooks.learner_cells(submission), limits)
     results = []
+    deadline = time.monotonic() + limits.total_seconds
     try:
         try:
             session.ensure_started()
@@ -155,14 +174,23 @@ def run_tests(source, submission, limits=Limits()):
         for test in source.tests:
             namespace = {"__name__": "__autograder_test__", "np": np}
             namespace.update({name: _Proxy(session, name) for name in source.functions})
+            seen = len(session.incidents)
             try:
                 if session.fatal:
-                    raise WorkerError(session.fatal)
+                    raise session.fatal
+                if time.monotonic() > deadline:
+                    raise WorkerTimeout(f"grading stopped: the whole notebook took more than "
+                                        f"{limits.total_seconds:g} s")
                 with contextlib.redirect_stdout(io.StringIO()):  # test cells may print
                     exec(compile(test.source, f"<test {test.grade_id}>", "exec"), namespace)
             except Exception as error:
+                if isinstance(error, WorkerError):
+                    session.incidents.append(error)
+                incident = session.incidents[seen] if len(session.incidents) > seen else None
+                kind = ("timeout" if isinstance(incident, WorkerTimeout) else
+                        "crashed" if incident is not None else "failed")
                 results.append(TestResult(test.grade_id, 0.0, test.points, False,
-                                          _failure_message(error, test.source)))
+                                          _failure_message(error, test.source), kind))
             else:
                 results.append(TestResult(test.grade_id, test.points, test.points, True, ""))
     finally:

@@ -1,8 +1,17 @@
 """nbgrader preprocessors that plug the grading engine into `nbgrader autograde`."""
+import copy
+import dataclasses
+
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Bool, Float, Integer
 
 from . import engine, notebooks
+from .sandbox import Limits
+
+# The error name a failed test cell carries in the autograded notebook; the
+# class run reads it back to report timeouts and crashes for each student.
+ERROR_NAMES = {"failed": "TestFailed", "timeout": "Timeout", "crashed": "ProcessDied"}
 
 
 class SandboxedExecute(NbGraderPreprocessor):
@@ -11,13 +20,31 @@ class SandboxedExecute(NbGraderPreprocessor):
     A failed test cell gets an error output holding the one-line diagnostic
     (nbgrader scores a test cell 0 when it has an error output); a passed one
     gets no output.  The learner's cells get what they printed and their errors.
-    The tests are taken from the source notebook, never from the submission.
+    The tests are the source notebook's; a test cell the learner deleted is put
+    back (at the end) so that it is graded like every other.
     """
+
+    cell_seconds = Float(Limits.cell_seconds, help="wall time to run the learner's cells").tag(config=True)
+    call_seconds = Float(Limits.call_seconds, help="wall time of one call of a learner's function").tag(config=True)
+    total_seconds = Float(Limits.total_seconds, help="wall time of one notebook, all tests").tag(config=True)
+    cpu_seconds = Integer(Limits.cpu_seconds, help="CPU time of the learner's process").tag(config=True)
+    memory_bytes = Integer(Limits.memory_bytes, help="address space of the learner's process").tag(config=True)
+    max_processes = Integer(Limits.max_processes, help="processes and threads of the sandbox").tag(config=True)
+    require_sandbox = Bool(True, help="refuse to grade without bubblewrap").tag(config=True)
+
+    def limits(self):
+        return Limits(**{field.name: getattr(self, field.name) for field in dataclasses.fields(Limits)
+                         if self.has_trait(field.name)})
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
         source = notebooks.source_for(info["assignment"], info["notebook"])
-        report = engine.run_tests(source, nb, engine.Limits(require_sandbox=True))
+        report = engine.run_tests(source, nb, self.limits())
+        present = {notebooks.meta(c).get("grade_id") for c in nb.cells if notebooks.is_test_cell(c)}
+        for cell in source.notebook.cells:
+            if notebooks.is_test_cell(cell) and notebooks.meta(cell)["grade_id"] not in present:
+                self.log.warning("Test cell %s was deleted; restoring it", notebooks.meta(cell)["grade_id"])
+                nb.cells.append(copy.deepcopy(cell))
         results = {t.grade_id: t for t in report.tests}
         runs = {run.index: run for run in report.cells}
         for index, cell in enumerate(nb.cells):
@@ -26,7 +53,7 @@ class SandboxedExecute(NbGraderPreprocessor):
             grade_id = notebooks.meta(cell).get("grade_id")
             if notebooks.is_test_cell(cell) and grade_id in results:
                 result = results[grade_id]
-                cell.outputs = [] if result.passed else [_error("TestFailed", result.message)]
+                cell.outputs = [] if result.passed else [_error(ERROR_NAMES[result.kind], result.message)]
             elif index in runs:
                 run = runs[index]
                 cell.outputs = ([new_output("stream", name="stdout", text=run.output)] if run.output else [])

@@ -42,6 +42,7 @@ class Limits:
     cell_seconds: float = 60.0        # wall time to run all of the learner's cells
     call_seconds: float = 20.0        # wall time for one call of a learner's function
     cpu_seconds: int = 120            # CPU time of the worker over its whole life
+    total_seconds: float = 300.0      # wall time for the whole submission, all tests together
     memory_bytes: int = 2 << 30       # address space (numpy alone maps ~0.3 GiB)
     max_processes: int = 32           # processes and threads of the sandbox user
     file_bytes: int = 16 << 20        # largest file it may write (in its scratch /tmp)
@@ -50,6 +51,14 @@ class Limits:
 
 class WorkerError(Exception):
     """The worker died, timed out, or answered with something that is not plain data."""
+
+
+class WorkerTimeout(WorkerError):
+    """The learner's code ran past a wall-clock limit."""
+
+
+class WorkerDied(WorkerError):
+    """The worker process died (killed, out of memory, exited) or sent garbage."""
 
 
 class RemoteError(Exception):
@@ -202,25 +211,25 @@ class Worker:
     # -- requests
     def _request(self, message, seconds):
         if not self.alive:
-            raise WorkerError("the Python process running your code is not running")
+            raise WorkerDied("the Python process running your code is not running")
         self._replies.deadline = time.monotonic() + seconds
         try:
             wire.send(self._requests, message)
             reply = wire.receive(self._replies)
         except TimeoutError:
             self.close()
-            raise WorkerError(f"your code did not finish within {seconds:g} s "
-                              "(an endless loop, or far too slow)") from None
+            raise WorkerTimeout(f"your code did not finish within {seconds:g} s "
+                                "(an endless loop, or far too slow)") from None
         except (EOFError, BrokenPipeError, OSError):
             code = self.process.wait() if self.process else None
             self.close()
-            raise WorkerError(_death_reason(code)) from None
+            raise WorkerDied(_death_reason(code)) from None
         except wire.WireError as error:
             self.close()
-            raise WorkerError(f"the process running your code sent back garbage ({error})") from None
+            raise WorkerDied(f"the process running your code sent back garbage ({error})") from None
         if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
             self.close()
-            raise WorkerError("the process running your code sent back garbage")
+            raise WorkerDied("the process running your code sent back garbage")
         return reply
 
     def run_cell(self, index, source):
@@ -228,16 +237,25 @@ class Worker:
         reply = self._request({"op": "run_cell", "index": index, "source": source}, self.limits.cell_seconds)
         return (None if reply["ok"] else str(reply.get("error"))), str(reply.get("output", ""))
 
-    def call(self, name, args, kwargs):
-        """Call the learner's function ``name``; return its value as plain arrays."""
-        reply = self._request({"op": "call", "name": name, "args": list(args), "kwargs": dict(kwargs)},
-                              self.limits.call_seconds)
+    def call(self, name, args, kwargs, trace_memory=False):
+        """Call the learner's function ``name``; return its value as plain arrays.
+
+        With ``trace_memory`` return ``(value, peak_bytes)``: the peak that
+        tracemalloc saw while the call ran, measured inside the worker.
+        """
+        reply = self._request({"op": "call", "name": name, "args": list(args), "kwargs": dict(kwargs),
+                               "trace_memory": bool(trace_memory)}, self.limits.call_seconds)
         if not reply["ok"]:
             raise RemoteError(str(reply.get("error")))
         for index, after in dict(reply.get("changed_args") or {}).items():
             target = args[int(index)] if str(index).isdigit() and int(index) < len(args) else None
             if isinstance(target, np.ndarray) and isinstance(after, np.ndarray) and target.shape == after.shape:
                 np.copyto(target, after, casting="unsafe")  # mirror the learner's in-place change
+        if trace_memory:
+            peak = reply.get("peak_bytes")
+            if not isinstance(peak, int) or peak < 0:
+                raise WorkerDied("the process running your code sent back garbage")
+            return reply["value"], peak
         return reply["value"]
 
 

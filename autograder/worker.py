@@ -19,6 +19,7 @@ import io
 import json
 import struct
 import sys
+import tracemalloc
 
 import numpy as np
 
@@ -159,11 +160,20 @@ def serve(requests, replies):
                     raise NameError(f"no function named {request['name']!r} is defined")
                 args = request["args"]
                 before = [np.array(a, copy=True) if isinstance(a, np.ndarray) else None for a in args]
-                value = _as_plain(function(*args, **request["kwargs"]))
+                if request.get("trace_memory"):  # peak of what the call allocates, for memory bounds
+                    tracemalloc.start()
+                    try:
+                        result = function(*args, **request["kwargs"])
+                        peak = tracemalloc.get_traced_memory()[1]
+                    finally:
+                        tracemalloc.stop()
+                else:
+                    result, peak = function(*args, **request["kwargs"]), None
+                value = _as_plain(result)
                 # Report arguments changed in place, so the grader sees what a kernel would.
                 changed = {str(i): np.asarray(a) for i, (a, b) in enumerate(zip(args, before))
                            if b is not None and not np.array_equal(a, b, equal_nan=True)}
-                reply = {"ok": True, "value": value, "changed_args": changed}
+                reply = {"ok": True, "value": value, "changed_args": changed, "peak_bytes": peak}
             else:
                 reply = {"ok": False, "error": f"unknown request {request['op']!r}"}
         except BaseException as error:  # the learner's exception, even SystemExit

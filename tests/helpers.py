@@ -40,7 +40,8 @@ def submission(assignment, code):
     """
     notebook = copy.deepcopy(release_notebook(assignment))
     reference = {notebooks.meta(c)["grade_id"]: _strip_markers(c.source)
-                 for c in _source(assignment).notebook.cells if notebooks.meta(c).get("solution")}
+                 for c in _source(assignment).notebook.cells
+                 if c.cell_type == "code" and notebooks.meta(c).get("solution")}
     mine = _defined(code)
     placed = False
     for cell in notebook.cells:

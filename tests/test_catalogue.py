@@ -40,7 +40,8 @@ def test_every_catalogued_mistake_has_a_wrong_implementation(source):
 @pytest.mark.parametrize("source", notebooks.source_notebooks(), ids=lambda s: s.assignment)
 def test_reference_full_marks_and_untouched_release_zero(source):
     assert grade(source.assignment, "\n\n".join(
-        c.source for c in source.notebook.cells if notebooks.meta(c).get("solution"))).score == \
+        c.source for c in source.notebook.cells
+        if c.cell_type == "code" and notebooks.meta(c).get("solution"))).score == \
         sum(t.points for t in source.tests)
     report = engine.run_tests(source, helpers.release_notebook(source.assignment))
     assert report.score == 0 and report.max_score > 0

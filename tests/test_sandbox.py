@@ -60,10 +60,14 @@ def test_memory_hog_fails_alone():
 def test_processes_left_behind_are_killed():
     marker = f"attention-sleeper-{os.getpid()}"
     with Worker() as worker:
-        worker.run_cell(0, "import subprocess\n"
-                           f"subprocess.Popen(['/bin/sh', '-c', 'exec -a {marker} sleep 600'], start_new_session=True)")
+        error, _ = worker.run_cell(0, "import subprocess, sys, time\n"
+                                      "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', "
+                                      f"'{marker}'], start_new_session=True)\n"
+                                      "time.sleep(0.5)")
+        assert error is None
+        assert [p for p in os.listdir("/proc") if p.isdigit() and marker in _cmdline(p)], "the sleeper never started"
     time.sleep(0.5)
-    alive = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).startswith(marker)]
+    alive = [p for p in os.listdir("/proc") if p.isdigit() and marker in _cmdline(p)]
     assert alive == []
 
 

@@ -1,0 +1,107 @@
+"""Adversarial submissions: none earns a point it would not earn without its trick.
+
+Each file in tests/adversarial/NN_name/ is an honest (wrong) implementation,
+a line `# ---- trick ----`, then an attack on the grader.  The engine grades the
+whole file and the honest part alone; the attack may never score more.  Side
+effects (processes left behind, files written) are checked on the host.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+import helpers
+from autograder import engine, notebooks
+from autograder.sandbox import Limits
+
+ATTACKS = sorted((helpers.REPO / "tests" / "adversarial").glob("*/*.py"))
+MARKER = "# ---- trick ----"
+# Short limits keep the endless loops short; the mechanism is the one used in class runs.
+FAST = Limits(cell_seconds=5, call_seconds=3, total_seconds=40, cpu_seconds=30, require_sandbox=True)
+TRACES = "attention-adversary"
+
+
+def _source(assignment):
+    (source,) = [s for s in notebooks.source_notebooks() if s.assignment == assignment]
+    return source
+
+
+def grade(assignment, code):
+    return engine.run_tests(_source(assignment), helpers.submission(assignment, code), FAST)
+
+
+@pytest.fixture(scope="module")
+def honest_scores():
+    return {}
+
+
+@pytest.mark.parametrize("path", ATTACKS, ids=[f"{p.parent.name}/{p.stem}" for p in ATTACKS])
+def test_attack_earns_nothing_extra(path, honest_scores):
+    assignment, code = path.parent.name, path.read_text()
+    honest = code.split(MARKER)[0]
+    if honest not in honest_scores:
+        honest_scores[honest] = grade(assignment, honest).score
+    report = grade(assignment, code)
+    assert report.max_score == sum(t.points for t in _source(assignment).tests)
+    assert report.score <= honest_scores[honest], [t.message for t in report.tests]
+
+
+def test_no_process_or_file_is_left_behind():
+    """Runs after the attacks above (pytest keeps file order)."""
+    time.sleep(0.5)
+    sandbox_uid = 60000 + os.getpid() % 5000  # the unprivileged user this process's sandboxes run as
+    leftovers = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+            state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+            uid = os.stat(f"/proc/{pid}").st_uid
+        except OSError:
+            continue
+        if state != "Z" and (TRACES in cmdline or uid == sandbox_uid):
+            leftovers.append((pid, uid, cmdline))
+    assert leftovers == []
+    for folder in ("/tmp", os.path.expanduser("~"), str(helpers.REPO), str(helpers.REPO / "autograder")):
+        assert not os.path.exists(os.path.join(folder, f"{TRACES}-was-here")), folder
+
+
+def test_self_check_json_cannot_be_spoofed(tmp_path):
+    code = (helpers.REPO / "tests" / "adversarial" / "01_softmax" / "fake_json_on_stdout.py").read_text()
+    path = helpers.write(helpers.submission("01_softmax", code), tmp_path / "softmax.ipynb")
+    result = subprocess.run([sys.executable, "-m", "autograder", "check", str(path), "--json"],
+                            cwd=helpers.REPO, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0
+    assert len(result.stdout.strip().splitlines()) == 1
+    assert json.loads(result.stdout)["score"] == 5.0
+
+
+def _with_tests_rewritten(notebook, source, points):
+    for cell in notebook.cells:
+        if notebooks.is_test_cell(cell):
+            cell.source = source
+            cell.metadata["nbgrader"]["points"] = points
+    return notebook
+
+
+def test_edited_test_cells_change_nothing():
+    honest = (helpers.SUBMISSIONS / "01_softmax" / "wrong" / "no_max_subtraction.py").read_text()
+    notebook = _with_tests_rewritten(helpers.submission("01_softmax", honest), "pass", 100)
+    report = engine.run_tests(_source("01_softmax"), notebook, FAST)
+    assert (report.score, report.max_score) == (5.0, 7.0)
+
+
+def test_forged_test_cell_runs_only_as_learner_code(tmp_path):
+    """A new cell that claims to be a test cell is the learner's code: sandboxed, worth nothing."""
+    from nbformat.v4 import new_code_cell
+    notebook = helpers.submission("01_softmax", "def softmax(x, axis=-1):\n    return x")
+    evil = new_code_cell(f"open('{tmp_path}/forged', 'w').write('ran on the host')")
+    evil.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "bonus", "points": 100,
+                                 "locked": True, "schema_version": 3, "task": False}
+    notebook.cells.append(evil)
+    report = engine.run_tests(_source("01_softmax"), notebook, FAST)
+    assert report.score == 0 and report.max_score == 7.0
+    assert "bonus" not in {t.grade_id for t in report.tests}
+    assert not (tmp_path / "forged").exists()
