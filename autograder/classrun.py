@@ -24,6 +24,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import warnings
 from pathlib import Path
 
 from . import notebooks
@@ -145,7 +146,9 @@ def _start_worker(config):
     """Runs once in each worker process."""
     global _API
     from nbgrader.apps import NbGraderAPI
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C goes to the parent, which decides
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler must not be inherited
+    warnings.simplefilter("ignore")  # nbgrader 0.9 on SQLAlchemy 2 warns about its own autoflush
     _API = NbGraderAPI(coursedir=_coursedir(config), config=config)
 
 
@@ -173,7 +176,9 @@ def _record_unreadable(gradebook, assignment, student):
     try:
         gradebook.find_submission(assignment, student)
     except MissingEntry:
-        gradebook.add_submission(assignment, student)
+        with warnings.catch_warnings():  # nbgrader 0.9 on SQLAlchemy 2 warns about its own autoflush
+            warnings.simplefilter("ignore")
+            gradebook.add_submission(assignment, student)
 
 
 def grade_class(assignment, *, jobs=None, force=False, students=None, config=None, progress=True, out=sys.stdout):
@@ -212,9 +217,9 @@ def grade_class(assignment, *, jobs=None, force=False, students=None, config=Non
     if done and outcomes:
         print(f"resuming: {len(outcomes)} submission(s) already graded, {len(todo)} to go", file=out)
     interrupted = False
-    previous = signal.signal(signal.SIGTERM, _raise_interrupted)
     jobs = max(1, min(jobs or os.cpu_count() or 1, sum(1 for t in todo if t[2]) or 1))
     pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_start_worker, initargs=(config,))
+    previous = signal.signal(signal.SIGTERM, _raise_interrupted)
     bar = tqdm(total=len(folders), initial=len(outcomes), unit="submission", desc=assignment,
                file=sys.stderr, disable=not progress, mininterval=0.5)
     try:

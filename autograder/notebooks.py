@@ -88,10 +88,12 @@ def read_notebook(path):
     except json.JSONDecodeError as error:
         raise NotebookError(f"{path}: not valid JSON (line {error.lineno}, column {error.colno}); "
                             "is it really a .ipynb notebook?") from None
-    if not isinstance(raw, dict) or "cells" not in raw or "nbformat" not in raw:
+    if not isinstance(raw, dict) or "nbformat" not in raw:
         raise NotebookError(f"{path}: JSON, but not a Jupyter notebook")
     if raw.get("nbformat") != 4:
         raise NotebookError(f"{path}: notebook format {raw.get('nbformat')} is not supported (need 4)")
+    if "cells" not in raw:
+        raise NotebookError(f"{path}: JSON, but not a Jupyter notebook (no cells)")
     try:
         notebook = nbformat.reads(text, as_version=4)
         nbformat.validate(notebook)
