@@ -79,7 +79,12 @@ def describe(name, args, kwargs, arg_names):
             shapes.append(f"{arg_name} of shape {value.shape}")
         else:
             parts[-1] = f"{arg_name}={value!r}"
-    parts += [f"{key}={value!r}" for key, value in kwargs.items()]
+    for key, value in kwargs.items():
+        if isinstance(value, np.ndarray):  # an array's repr spans lines: name its shape instead
+            parts.append(key)
+            shapes.append(f"{key} of shape {value.shape}")
+        else:
+            parts.append(f"{key}={value!r}")
     text = f"{name}({', '.join(parts)})"
     return text + (" with " + " and ".join(shapes) if shapes else "")
 

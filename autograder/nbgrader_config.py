@@ -38,6 +38,15 @@ c.CourseDirectory.feedback_directory = "autograder/feedback"
 #   ATTENTION_GRADEBOOK_URL=postgresql://user@host/gradebook
 c.CourseDirectory.db_url = os.environ.get("ATTENTION_GRADEBOOK_URL", f"sqlite:///{HERE / 'gradebook.db'}")
 
+# LMS import with `nbgrader zip_collect ASSIGNMENT`: put the zip the LMS exports in
+# autograder/downloaded/ASSIGNMENT/archive/.  File names as Canvas writes them,
+# <student>_[late_]<user id>_<submission id>_<notebook>[-<resubmission>].ipynb;
+# for another LMS change this one expression.
+c.ZipCollectApp.downloaded_directory = "autograder/downloaded"
+c.ZipCollectApp.collector_plugin = "nbgrader.plugins.FileNameCollectorPlugin"
+c.FileNameCollectorPlugin.named_regexp = (
+    r".*/(?P<student_id>[^/_]+)_(?:late_)?\d+_\d+_(?P<file_id>[^/]+?)(?:-\d+)?\.ipynb$")
+
 # The release needs no executed outputs, and stays byte-for-byte reproducible.
 c.GenerateAssignment.force = True
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

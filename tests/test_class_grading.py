@@ -1,10 +1,13 @@
 """The instructor's workflow on a small fake class, with nbgrader's own commands.
 
-Release, collect, `nbgrader autograde` (which runs the project's sandboxed
-engine), `nbgrader generate_feedback`, `nbgrader export`: the scores in the
-gradebook and the CSV are the engine's, and feedback never shows hidden tests.
+Release; import an LMS zip (`nbgrader zip_collect`); `nbgrader autograde` (which
+runs the project's sandboxed engine); grade the written answer by hand through
+nbgrader's API; `nbgrader generate_feedback`; `nbgrader export`.  The scores in
+the gradebook and the CSV are the engine's plus the manual ones, and feedback
+never shows hidden tests.
 """
 import csv
+import zipfile
 
 import pytest
 from nbgrader.api import Gradebook
@@ -13,49 +16,88 @@ import helpers
 
 WRONG = helpers.SUBMISSIONS / "01_softmax" / "wrong"
 CORRECT = helpers.SUBMISSIONS / "01_softmax" / "correct"
+AUTO, MANUAL = 7.0, 1.0  # points of the tests, and of the written answer
+
+
+def _answered(notebook, text):
+    """The learner writes an answer in the written-answer cell."""
+    for cell in notebook.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "softmax_written_answer":
+            cell.source = text
+    return notebook
+
+
+def _lms_zip(path):
+    """A zip as Canvas exports it: <student>_[late_]<user id>_<submission id>_<file>[-<n>].ipynb."""
+    import nbformat
+    files = {
+        "alice_1001_5001_softmax.ipynb": _answered(helpers.submission(
+            "01_softmax", (CORRECT / "logsumexp.py").read_text()), "Shift invariance: exp(x - c) cancels."),
+        "bob_1002_5002_softmax.ipynb": helpers.release_notebook("01_softmax"),     # handed in untouched
+        "carol_1003_5003_softmax.ipynb": _answered(helpers.submission(
+            "01_softmax", (WRONG / "axis_ignored.py").read_text()), "To make the numbers smaller."),
+        "dave_late_1004_5004_softmax-1.ipynb": helpers.submission("01_softmax", (WRONG / "no_max_subtraction.py").read_text()),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, notebook in files.items():
+            archive.writestr(name, nbformat.writes(notebook))
+        archive.writestr("readme.txt", "not a submission")
+    return path
 
 
 @pytest.fixture(scope="module")
 def graded_class(tmp_path_factory):
     root = helpers.course(tmp_path_factory.mktemp("class"))
     helpers.nbgrader("generate_assignment", "01_softmax", root=root)
-    students = {
-        "alice": helpers.submission("01_softmax", (CORRECT / "logsumexp.py").read_text()),
-        "bob": helpers.release_notebook("01_softmax"),                     # handed in untouched
-        "carol": helpers.submission("01_softmax", (WRONG / "axis_ignored.py").read_text()),
-        "dave": helpers.submission("01_softmax", (WRONG / "no_max_subtraction.py").read_text()),
-    }
-    for student, notebook in students.items():
-        helpers.write(notebook, root / "autograder" / "submitted" / student / "01_softmax" / "softmax.ipynb")
+    _lms_zip(root / "autograder" / "downloaded" / "01_softmax" / "archive" / "submissions.zip")
+    helpers.nbgrader("zip_collect", "01_softmax", root=root)
     helpers.nbgrader("autograde", "01_softmax", root=root)
+    with Gradebook(f"sqlite:///{root}/gradebook.db") as gradebook:  # grading by hand, as formgrader does
+        assert {s.student.id for s in gradebook.assignment_submissions("01_softmax") if s.needs_manual_grade} == \
+            {"alice", "carol"}  # the two who wrote an answer; an untouched answer cell scores 0 by itself
+        for student, points in (("alice", 1.0), ("carol", 0.5)):
+            grade = gradebook.find_grade("softmax_written_answer", "softmax", "01_softmax", student)
+            grade.manual_score = points
+            grade.needs_manual_grade = False  # what formgrader's grade handler does on save
+        gradebook.db.commit()
     helpers.nbgrader("generate_feedback", "01_softmax", root=root)
     helpers.nbgrader("export", "--to", str(root / "grades.csv"), root=root)
     return root
 
 
-EXPECTED = {"alice": 7.0, "bob": 0.0, "carol": 4.0, "dave": 5.0}
+EXPECTED = {"alice": 7.0 + 1.0, "bob": 0.0, "carol": 4.0 + 0.5, "dave": 5.0}
 
 
-def test_gradebook_holds_the_engines_scores(graded_class):
+def test_lms_zip_is_collected(graded_class):
+    submitted = graded_class / "autograder" / "submitted"
+    assert sorted(p.name for p in submitted.iterdir()) == sorted(EXPECTED)
+    for student in EXPECTED:
+        assert [p.name for p in (submitted / student / "01_softmax").glob("*.ipynb")] == ["softmax.ipynb"]
+
+
+def test_gradebook_holds_the_engines_and_the_manual_scores(graded_class):
     with Gradebook(f"sqlite:///{graded_class}/gradebook.db") as gradebook:
         for student, score in EXPECTED.items():
             submission = gradebook.find_submission("01_softmax", student)
             assert submission.score == score, student
-            assert submission.max_score == 7.0
+            assert submission.max_score == AUTO + MANUAL
+            assert not submission.needs_manual_grade
 
 
-def test_scores_equal_the_self_check(graded_class):
+def test_autograded_part_equals_the_self_check(graded_class):
     from autograder import engine
-    for student, score in EXPECTED.items():
-        path = graded_class / "autograder" / "submitted" / student / "01_softmax" / "softmax.ipynb"
-        assert engine.grade_file(path).score == score, student
+    with Gradebook(f"sqlite:///{graded_class}/gradebook.db") as gradebook:
+        for student in EXPECTED:
+            path = graded_class / "autograder" / "submitted" / student / "01_softmax" / "softmax.ipynb"
+            assert engine.grade_file(path).score == gradebook.find_submission("01_softmax", student).code_score
 
 
 def test_csv_export_has_the_scores(graded_class):
     with open(graded_class / "grades.csv") as handle:
         rows = {row["student_id"]: row for row in csv.DictReader(handle)}
     assert {s: float(rows[s]["score"]) for s in EXPECTED} == EXPECTED
-    assert all(float(rows[s]["max_score"]) == 7.0 for s in EXPECTED)
+    assert all(float(rows[s]["max_score"]) == AUTO + MANUAL for s in EXPECTED)
 
 
 def test_feedback_names_the_mistake_and_hides_the_hidden_tests(graded_class):
