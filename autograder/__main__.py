@@ -2,6 +2,7 @@
 
   python -m autograder check NOTEBOOK [--json]   the learner's self-check
   python -m autograder grade ASSIGNMENT          the instructor's class run, in parallel
+  python -m autograder report ASSIGNMENT         how many students made each catalogued mistake
 
 Exit status: 0 when the work was done (whatever the scores), non-zero with a
 one-line reason on stderr when it could not be.
@@ -9,6 +10,7 @@ one-line reason on stderr when it could not be.
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from . import engine
 from .notebooks import NotebookError
@@ -33,6 +35,11 @@ def _parser():
     grade.add_argument("--course-root", help="course folder (default: the repository)")
     grade.add_argument("--db-url", help="gradebook URL (default: autograder/gradebook.db, or $ATTENTION_GRADEBOOK_URL)")
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
+    grade.add_argument("--shard", help="K/N: grade only the K-th of N equal shares of the students "
+                                       "(several machines sharing one PostgreSQL gradebook)")
+    report = commands.add_parser("report", help="the class misconception report (Markdown and a bar chart)")
+    report.add_argument("assignment", help="e.g. 01_softmax")
+    report.add_argument("--course-root", help="course folder (default: the repository)")
     return parser
 
 
@@ -52,8 +59,8 @@ def _grade_class(args):
     from . import classrun
     try:
         config = classrun.load_config(args.course_root, args.db_url)
-        outcomes = classrun.grade_class(args.assignment, jobs=args.jobs, force=args.force,
-                                        students=args.student, config=config, progress=not args.no_progress)
+        outcomes = classrun.grade_class(args.assignment, jobs=args.jobs, force=args.force, students=args.student,
+                                        shard=args.shard, config=config, progress=not args.no_progress)
     except classrun.Interrupted as error:
         sys.exit(f"autograder: {error}")
     except NotebookError as error:
@@ -64,10 +71,27 @@ def _grade_class(args):
     return 0
 
 
+def _report(args):
+    from . import classrun, report
+    try:
+        coursedir = classrun._coursedir(classrun.load_config(args.course_root))
+        autograded = Path(coursedir.root) / coursedir.autograded_directory
+        path = report.write_report(autograded, args.assignment, autograded.parent / "reports" / args.assignment)
+    except NotebookError as error:
+        sys.exit(f"autograder: {error}")
+    except Exception as error:
+        sys.exit(f"autograder: could not write the report: {type(error).__name__}: {error}".splitlines()[0])
+    print(path.read_text(), end="")
+    print(f"\n(written to {path} and {path.with_suffix('.png')})")
+    return 0
+
+
 def main(argv=None):
     args = _parser().parse_args(argv)
     if args.command == "grade":
         return _grade_class(args)
+    if args.command == "report":
+        return _report(args)
     try:
         report = engine.grade_file(args.notebook)
     except NotebookError as error:

@@ -181,7 +181,18 @@ def _record_unreadable(gradebook, assignment, student):
             gradebook.add_submission(assignment, student)
 
 
-def grade_class(assignment, *, jobs=None, force=False, students=None, config=None, progress=True, out=sys.stdout):
+def _shard(names, shard):
+    """The K-th of N shares ("K/N", K from 1) of the sorted names: disjoint, and together all."""
+    try:
+        k, n = (int(part) for part in shard.split("/"))
+        assert 1 <= k <= n
+    except (ValueError, AssertionError):
+        raise notebooks.NotebookError(f"--shard takes K/N with 1 <= K <= N, not {shard!r}") from None
+    return [name for index, name in enumerate(sorted(names)) if index % n == k - 1]
+
+
+def grade_class(assignment, *, jobs=None, force=False, students=None, shard=None, config=None, progress=True,
+                out=sys.stdout):
     """Grade every submission of ``assignment``; return the list of Outcome."""
     from nbgrader.api import Gradebook
     from tqdm import tqdm
@@ -195,6 +206,8 @@ def grade_class(assignment, *, jobs=None, force=False, students=None, config=Non
     folders = {p.parent.name: p for p in sorted(submitted_root.glob(f"*/{assignment}")) if p.is_dir()}
     if students:
         folders = {s: f for s, f in folders.items() if s in set(students)}
+    if shard:
+        folders = {s: folders[s] for s in _shard(folders, shard)}
 
     # autograder/grading-log/, beside autograder/autograded/
     journal_path = (Path(coursedir.root) / coursedir.autograded_directory).parent / "grading-log" / f"{assignment}.jsonl"

@@ -178,3 +178,32 @@ def test_sigterm_then_resume(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     assert f"resuming: {finished} submission(s) already graded" in resumed.stdout
     assert _gradebook_scores(root) == {s: score for s, (_, score) in students.items()}
+
+
+def test_misconception_report_counts_each_student_once(course, outcomes):
+    from autograder import report
+    students, counts, _ = report.count_mistakes(course / "autograder" / "autograded", "01_softmax")
+    assert set(students) == {s for s, o in outcomes.items() if o.graded}
+    assert counts["axis_ignored"] == 1                    # carol
+    assert counts["no_max_subtraction"] == 2              # dave, and jon who edited the tests
+    assert counts["(not attempted)"] == 1                 # bob
+    assert counts["(timeout or crash)"] == 2              # kim, lee
+    assert counts["whole_array"] == 0
+
+
+def test_report_command_writes_table_and_chart(course, outcomes):
+    result = subprocess.run([sys.executable, "-m", "autograder", "report", "01_softmax", "--course-root", str(course)],
+                            cwd=helpers.REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    page = course / "autograder" / "reports" / "01_softmax" / "misconceptions.md"
+    text = page.read_text()
+    assert "| `no_max_subtraction` | 2 |" in text and "![students per mistake](misconceptions.png)" in text
+    assert (page.parent / "misconceptions.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_shards_are_disjoint_and_cover_the_class():
+    names = [f"s{i}" for i in range(10)]
+    shares = [classrun._shard(names, f"{k}/3") for k in (1, 2, 3)]
+    assert sorted(sum(shares, [])) == sorted(names) and sum(map(len, shares)) == len(names)
+    with pytest.raises(Exception, match="K/N"):
+        classrun._shard(names, "4/3")

@@ -1,0 +1,92 @@
+"""The class misconception report: ``python -m autograder report ASSIGNMENT``.
+
+For one assignment, how many students made each catalogued mistake, read from
+the diagnostic messages in the autograded notebooks (the messages come from
+the exercise's catalogue, so each one names exactly one mistake).  Writes a
+Markdown page with a table and a bar chart (PNG) to
+``autograder/reports/ASSIGNMENT/``, so an instructor sees what to teach again.
+"""
+import collections
+import importlib
+from pathlib import Path
+
+from . import notebooks
+from .preprocessors import ERROR_NAMES
+
+NOT_DONE = "not implemented yet"
+
+
+def _catalogue(source):
+    return importlib.import_module(f"autograder.catalogue.{source.name}")
+
+
+def count_mistakes(autograded_root, assignment):
+    """(students, Counter mistake id -> students, dict id -> message) for the autograded class."""
+    sources = [s for s in notebooks.source_notebooks() if s.assignment == assignment]
+    if not sources:
+        raise notebooks.NotebookError(f"no exercise named {assignment!r}")
+    mistakes = {m.id: m.message for s in sources for m in _catalogue(s).MISTAKES}
+    extra = {"(not attempted)": "a function still raises NotImplementedError",
+             "(timeout or crash)": "the code was stopped: too slow, endless, or it killed its process",
+             "(other wrong answer)": "a failed test whose answer matches no catalogued mistake"}
+    counts = collections.Counter()
+    students = sorted(p.parent.name for p in Path(autograded_root).glob(f"*/{assignment}") if p.is_dir())
+    for student in students:
+        found = set()
+        for path in (Path(autograded_root) / student / assignment).glob("*.ipynb"):
+            try:
+                nb = notebooks.read_notebook(path)
+            except notebooks.NotebookError:
+                continue
+            for cell in nb.cells:
+                for output in cell.get("outputs", []):
+                    if output.get("output_type") != "error" or not notebooks.is_test_cell(cell):
+                        continue
+                    message = str(output.get("evalue", ""))
+                    named = {i for i, text in mistakes.items() if text in message}
+                    if named:
+                        found |= named
+                    elif output.get("ename") != ERROR_NAMES["failed"]:
+                        found.add("(timeout or crash)")
+                    elif NOT_DONE in message:
+                        found.add("(not attempted)")
+                    else:
+                        found.add("(other wrong answer)")
+        counts.update(found)
+    return students, counts, {**mistakes, **extra}
+
+
+def write_report(autograded_root, assignment, out_dir):
+    """Write misconceptions.md and misconceptions.png; return the Markdown path."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    students, counts, messages = count_mistakes(autograded_root, assignment)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rows = sorted(messages, key=lambda i: (-counts[i], i))
+    total = max(1, len(students))
+
+    fig, ax = plt.subplots(figsize=(7.5, 0.35 * len(rows) + 1.2))
+    ax.barh(range(len(rows)), [counts[i] for i in rows], color="#4c72b0")
+    ax.set_yticks(range(len(rows)), rows)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"students (of {len(students)})")
+    ax.set_title(f"{assignment}: catalogued mistakes in the class")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    fig.tight_layout()
+    fig.savefig(out_dir / "misconceptions.png", dpi=100)
+    plt.close(fig)
+
+    lines = [f"# {assignment}: what the class got wrong", "",
+             f"{len(students)} autograded submissions. A student counts once per mistake, "
+             "however many tests showed it.", "",
+             "![students per mistake](misconceptions.png)", "",
+             "| mistake | students | share | what the grader told them |", "|---|---:|---:|---|"]
+    for mistake in rows:
+        text = messages[mistake].replace("|", "\\|")
+        lines.append(f"| `{mistake}` | {counts[mistake]} | {100 * counts[mistake] / total:.0f}% | {text} |")
+    path = out_dir / "misconceptions.md"
+    path.write_text("\n".join(lines) + "\n")
+    return path
