@@ -4,8 +4,10 @@
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(CURDIR)/$(VENV)/bin
-# Debian packages the tests use: bubblewrap sandboxes the learner's code when grading.
-DEBIAN_PACKAGES := bubblewrap
+# Debian packages the tests use: bubblewrap sandboxes the learner's code when grading,
+# postgresql is the shared gradebook's server, chromium and a CJK font drive the
+# browser tests of the built book (Japanese glossary terms must render).
+DEBIAN_PACKAGES := bubblewrap postgresql chromium fonts-noto-cjk
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: book test debian-packages clean

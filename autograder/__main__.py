@@ -9,6 +9,7 @@ one-line reason on stderr when it could not be.
 """
 import argparse
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -87,6 +88,8 @@ def _report(args):
 
 
 def main(argv=None):
+    if hasattr(signal, "SIGPIPE"):  # `... | head` ends the output quietly, without a traceback
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     args = _parser().parse_args(argv)
     if args.command == "grade":
         return _grade_class(args)

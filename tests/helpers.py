@@ -71,12 +71,12 @@ def implementations(kind):
     return [(p.parent.parent.name, p) for p in sorted(SUBMISSIONS.glob(f"*/{kind}/*.py"))]
 
 
-def nbgrader(*args, root, check=True):
+def nbgrader(*args, root, check=True, db_url=None):
     """Run an nbgrader command from autograder/ (where its config lives) on the course at ``root``."""
     import subprocess
     import sys
     command = [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={root}",
-               f"--CourseDirectory.db_url=sqlite:///{root}/gradebook.db"]
+               f"--CourseDirectory.db_url={db_url or f'sqlite:///{root}/gradebook.db'}"]
     result = subprocess.run(command, cwd=REPO / "autograder", capture_output=True, text=True)
     if check and result.returncode != 0:
         raise AssertionError(f"nbgrader {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
