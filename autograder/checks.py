@@ -42,6 +42,16 @@ class Attempt:
     modified_input: bool = False    # True if it changed one of its input arrays
 
 
+def softmax(x, axis=-1):
+    """The softmax that mistake models use: exercise 01's reference solution, warnings silenced.
+
+    (Mistake models feed it what a wrong formula produces, -inf rows included.)
+    """
+    from .notebooks import reference
+    with np.errstate(invalid="ignore", over="ignore"):
+        return reference("01_softmax").softmax(np.asarray(x, dtype=float), axis=axis)
+
+
 def as_float_array(value):
     """A learner's answer as a plain float64 ndarray, or ValueError.
 

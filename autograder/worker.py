@@ -116,8 +116,9 @@ def receive(stream):
 
 # --------------------------------------------------------------------------- the sandboxed side
 def _one_line(error):
-    text = f"{type(error).__name__}: {error}".strip()
-    return text.splitlines()[0][:500] if text else type(error).__name__
+    detail = str(error).strip().splitlines()
+    text = f"{type(error).__name__}: {detail[0]}" if detail else type(error).__name__
+    return text[:500]
 
 
 class _IPythonStub:

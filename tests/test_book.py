@@ -1,12 +1,9 @@
 """The book builds with zero warnings, only from its table of contents, and works offline.
 
+The build is the `site` fixture (conftest.py), shared with the browser tests.
 (The chapters' stored outputs are checked by nbval: `pytest --nbval book`.)
 """
 import re
-import subprocess
-import sys
-from pathlib import Path
-
 import nbformat
 import pytest
 import yaml
@@ -29,18 +26,6 @@ def toc_files():
     for part in toc.get("parts", [{"chapters": toc.get("chapters", [])}]):
         files += [chapter["file"] for chapter in part["chapters"]]
     return files
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("book")
-    jupyter_book = Path(sys.executable).with_name("jupyter-book")
-    result = subprocess.run([str(jupyter_book), "build", str(helpers.REPO), "-W", "-n", "--keep-going",
-                             "--path-output", str(out)], capture_output=True, text=True)
-    log = result.stdout + result.stderr
-    assert result.returncode == 0, log[-5000:]
-    assert not re.search(r"\bWARNING\b", log), log[-5000:]
-    return out / "_build" / "html"
 
 
 def test_only_pages_in_the_toc_are_built(site):
@@ -79,14 +64,33 @@ def test_references_come_from_the_bibliography(site):
     assert 'href="bibliography.html#id' in (site / "book" / "01_softmax.html").read_text()
 
 
-def test_softmax_chapter_has_its_parts(site):
-    html = (site / "book" / "01_softmax.html").read_text()
-    assert "dropdown" in html  # recall answers are folded
-    for part in ("How this is asked in exams", "Recall questions", "exercises/01_softmax/softmax.ipynb",
-                 "python -m autograder check", "Jacobian", "Temperature"):
-        assert part in text_of(html), part
+CHAPTERS = [f for f in toc_files() if re.match(r"book/\d\d_", f)]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_chapter_ends_the_same_way(site, chapter):
+    """Traps table, recall questions with folded answers, and the chapter's exercise with the self-check."""
+    html = (site / f"{chapter}.html").read_text()
+    text = text_of(html)
+    number = re.match(r"book/(\d\d)_", chapter).group(1)
+    assert "How this is asked in exams" in text and "<table" in html
+    assert "Recall questions" in text and "dropdown" in html  # answers folded behind a toggle
+    exercise = next((helpers.REPO / "exercises").glob(f"{number}_*/*.ipynb"))
+    assert exercise.relative_to(helpers.REPO).as_posix() in text, f"no link to {exercise}"
+    assert "python -m autograder check" in text
+    assert text.index("How this is asked in exams") < text.index("Recall questions")
+
+
+def test_softmax_chapter_covers_its_topics(site):
+    text = text_of((site / "book" / "01_softmax.html").read_text())
+    for part in ("column-wise", "row-wise", "nan", "shift invariance", "Temperature", "argmax", "Jacobian"):
+        assert part.lower() in text.lower(), part
+
+
+def test_introduction_states_notation_and_contract(site):
     intro = text_of((site / "book" / "intro.html").read_text())
-    for part in ("Notation", "column convention", "row convention", "python -m autograder check"):
+    for part in ("Notation", "column convention", "row convention", "python -m autograder check",
+                 "dot_product_attention_columns", "online_softmax_attention"):
         assert part.lower() in intro.lower(), part
 
 
@@ -103,3 +107,65 @@ def test_chapter_outputs_are_deterministic_kinds(chapter):
             data = output.get("data", {})
             assert "image/svg+xml" not in data
             assert not re.search(r"0x[0-9a-f]{6,}", str(data.get("text/plain", ""))), "memory address in output"
+
+
+def _significant_lines(code):
+    """Code lines that carry logic: no blanks, comments or docstring quotes, nothing trivially short."""
+    lines = []
+    for line in code.splitlines():
+        line = line.split("#")[0].strip()
+        if line and not line.startswith(('"""', "'''")) and len(line) > 12:
+            lines.append(" ".join(line.split()))
+    return lines
+
+
+def _solutions():
+    from autograder import notebooks
+    for source in notebooks.source_notebooks():
+        for cell in source.notebook.cells:
+            if cell.cell_type == "code" and notebooks.meta(cell).get("solution"):
+                body = cell.source.split("### BEGIN SOLUTION")[-1].split("### END SOLUTION")[0]
+                yield source.assignment, notebooks.meta(cell)["grade_id"], _significant_lines(body)
+
+
+def test_no_solution_appears_in_the_book(site):
+    """No three consecutive logic lines of any solution are in a chapter's code or on any page."""
+    chapters = [nbformat.read(p, as_version=4) for p in sorted((helpers.REPO / "book").glob("*.ipynb"))]
+    code = "\n".join("\n".join(_significant_lines(c.source)) for nb in chapters for c in nb.cells
+                     if c.cell_type == "code")
+    pages = "\n".join(" ".join(text_of(p.read_text()).split()) for p in site.rglob("*.html"))
+    checked = 0
+    for assignment, grade_id, lines in _solutions():
+        for start in range(max(0, len(lines) - 2)):
+            window = lines[start:start + 3]
+            assert "\n".join(window) not in code, f"{assignment}/{grade_id} solution appears in a chapter"
+            assert " ".join(window) not in pages, f"{assignment}/{grade_id} solution appears on a page"
+            checked += 1
+    assert checked > 20  # the check saw real solutions
+
+
+def test_glossary_gives_japanese_terms_and_chapters(site):
+    text = text_of((site / "book" / "glossary.html").read_text())
+    for english, japanese in [("attention", "注意機構"), ("additive attention", "加法注意"),
+                              ("dot-product attention", "ドットプロダクト・アテンション"),
+                              ("general attention", "一般アテンション"),
+                              ("scaled dot-product attention", "スケールド・ドットプロダクト・アテンション"),
+                              ("alignment", "アライメント"), ("context vector", "文脈ベクトル"),
+                              ("fixed-length vector", "固定長ベクトル"), ("self-attention", "自己注意"),
+                              ("cross-attention", "クロスアテンション"), ("causal mask", "因果マスク"),
+                              ("multi-head attention", "マルチヘッドアテンション")]:
+        assert english in text and japanese in text, english
+    html = (site / "book" / "glossary.html").read_text()
+    for chapter in CHAPTERS:
+        assert f'href="{chapter.split("/")[1]}.html"' in html, chapter
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_chapter_page_offers_download_launch_and_exercise(site, chapter):
+    html = (site / f"{chapter}.html").read_text()
+    name = chapter.split("/")[1]
+    assert f"_sources/book/{name}.ipynb" in html                         # download the notebook
+    for launcher in ("mybinder.org/v2/gh/", "colab.research.google.com/github/", "hub/user-redirect/git-pull"):
+        assert launcher in html, launcher
+    downloads = re.findall(r'href="(\.\./_downloads/[^"]+\.ipynb)"', html)   # the exercise, shipped with the site
+    assert downloads and all((site / "book" / d).resolve().is_file() for d in downloads)

@@ -7,14 +7,11 @@ project's engine, and with nbgrader's stock in-kernel execution for honest
 submissions); a rerun gives the same grades; a run stopped by SIGTERM resumes.
 """
 import json
-import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
 
-import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
@@ -133,7 +130,7 @@ def _serial_nbgrader(root, stock):
     """`nbgrader autograde` on the whole class in one process, as nbgrader users run it."""
     config_dir = root / ("stock-config" if stock else "project-config")
     config_dir.mkdir(exist_ok=True)
-    lines = [f"c = get_config()", f"load_subconfig({str(helpers.REPO / 'autograder' / 'nbgrader_config.py')!r})"]
+    lines = ["c = get_config()", f"load_subconfig({str(helpers.REPO / 'autograder' / 'nbgrader_config.py')!r})"]
     lines += [f"c.SandboxedExecute.{name} = {value!r}" for name, value in LIMITS.items()]
     if stock:  # nbgrader's own pipeline: the notebook runs in a Jupyter kernel
         lines += ["from nbgrader.converters import Autograde",

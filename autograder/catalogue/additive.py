@@ -1,0 +1,246 @@
+"""Exercise 03, additive (Bahdanau) attention: hidden checks and the misconception catalogue.
+
+The hidden test cells of ``solutions/03_additive/additive.ipynb`` call the
+``check_*`` functions below with the learner's ``additive_scores``,
+``additive_attention`` and ``additive_attention_all``.  Inputs are random
+(seeded); T_y, T_x, d_h, d_s and d_a are all different, so that a transposed
+weight or a swapped output changes a shape, and one check uses square weights
+(d_s = d_h = d_a) with non-symmetric matrices, so that a transposed or swapped
+W_a / U_a runs and changes the values.  A wrong answer is matched against
+``MISTAKES`` in order; the first symptom that fits names the mistake.  Every
+mistake has a wrong implementation in ``tests/submissions/03_additive/wrong/``.
+"""
+import numpy as np
+
+from ..checks import Mistake, attempt, close, expect, softmax as _softmax
+from ..notebooks import reference
+
+
+def _ref():
+    return reference("03_additive")
+
+
+def _kind(record):
+    """'scores', 'one' (additive_attention) or 'all' (additive_attention_all)."""
+    name = record.call.split("(", 1)[0]
+    return {"additive_scores": "scores", "additive_attention": "one", "additive_attention_all": "all"}[name]
+
+
+def _scores(S, H, W_a, U_a, v_a, *, tanh=True, tanh_after=False, transposed=False, swapped=False):
+    """e = v_a . tanh(W_a s + U_a h_j) for s of shape (d_s,) or every row of S (T_y, d_s); and the mistakes' variants."""
+    S = np.asarray(S, dtype=float)
+    if swapped:                                # W_a applied to h_j and U_a to s (needs d_s = d_h)
+        W_a, U_a = U_a, W_a
+    if transposed:                             # s @ W_a and H @ U_a: the weights read the other way round
+        W_a, U_a = W_a.T, U_a.T
+    query = S @ W_a.T                          # (d_a,) or (T_y, d_a)
+    keys = H @ U_a.T                           # (T_x, d_a)
+    inside = query[..., None, :] + keys        # (T_x, d_a) or (T_y, T_x, d_a)
+    if tanh_after:
+        return np.tanh(inside @ v_a)
+    return (np.tanh(inside) if tanh else inside) @ v_a
+
+
+def _answer(record, e, axis=-1):
+    """What the called function returns when its scores are ``e`` (weights = softmax along ``axis``)."""
+    if _kind(record) == "scores":
+        return e
+    H = np.asarray(record.args[1], dtype=float)
+    weights = _softmax(e, axis=axis)
+    return weights @ H, weights
+
+
+def _matches(record, answer):
+    got = record.got
+    if isinstance(answer, tuple):
+        return isinstance(got, tuple) and all(close(g, a) for g, a in zip(got, answer))
+    return close(got, answer)
+
+
+def _variant(**mistake):
+    def detect(record):
+        return record.got is not None and _matches(record, _answer(record, _scores(*record.args, **mistake)))
+    return detect
+
+
+def _raw_scores(record):
+    return _scores(*record.args)
+
+
+def _weights_as_scores(record):
+    return _kind(record) == "scores" and close(record.got, _softmax(_raw_scores(record)))
+
+
+def _scores_as_weights(record):
+    if _kind(record) == "scores":
+        return False
+    e, H = _raw_scores(record), np.asarray(record.args[1], dtype=float)
+    context, weights = record.got
+    return close(weights, e) or close(context, e @ H)
+
+
+def _outputs_swapped(record):
+    if _kind(record) == "scores":
+        return False
+    context, weights = record.got
+    return close(context, record.want[1]) and close(weights, record.want[0])
+
+
+def _hard(record):
+    if _kind(record) == "scores":
+        return False
+    weights = record.got[1]
+    one_hot = np.all((weights == 0) | (weights == 1)) and np.all(weights.sum(axis=-1) == 1)
+    return bool(one_hot) and not np.all((record.want[1] == 0) | (record.want[1] == 1))
+
+
+def _ignores_weights(record):
+    if _kind(record) == "scores":
+        return False
+    H = np.asarray(record.args[1], dtype=float)
+    context = record.got[0]
+    rows = context if context.ndim == 2 else context[None, :]
+    return any(close(rows, np.broadcast_to(summary, rows.shape))
+               for summary in (H.mean(axis=0), H.sum(axis=0), H[-1]))
+
+
+def _over_steps(record):
+    if _kind(record) != "all":
+        return False
+    return (_matches(record, _answer(record, _raw_scores(record), axis=0))
+            or close(record.got[1], _softmax(_raw_scores(record), axis=0)))
+
+
+def _reused(record):
+    if _kind(record) != "all" or record.got is None:
+        return False
+    weights = record.got[1]
+    return (weights.ndim == 2 and weights.shape[0] > 1 and np.allclose(weights, weights[:1])
+            and not np.allclose(record.want[1], record.want[1][:1]))
+
+
+def _shape_error(*phrases):
+    def detect(record):
+        return record.error is not None and any(p in record.error for p in phrases)
+    return detect
+
+
+def _no_pair_broadcast(record):
+    return _kind(record) == "all" and _shape_error("could not be broadcast")(record)
+
+
+MISTAKES = [
+    Mistake("outputs_swapped",
+            "the two outputs are in the wrong order: return (context, weights), that is (c, alpha) for one step "
+            "and (C, A) for all steps; the context comes first.",
+            _outputs_swapped),
+    Mistake("weights_as_scores",
+            "additive_scores returned weights that sum to 1: you applied the softmax already. It must return "
+            "the raw scores e_j = v_a . tanh(W_a s_prev + U_a h_j); the softmax over the input positions comes "
+            "afterwards, in additive_attention.",
+            _weights_as_scores),
+    Mistake("scores_as_weights",
+            "the raw scores are used as weights: there is no softmax between the scores and the weighted sum. "
+            "First compute the scores e_j, then alpha = softmax(e) over the input positions j (non-negative, "
+            "summing to 1), then c = sum_j alpha_j h_j.",
+            _scores_as_weights),
+    Mistake("hard_alignment",
+            "hard alignment: your weights are 1 at the best-scoring input position and 0 elsewhere (an argmax), "
+            "so the context is a single h_j. Additive attention is soft: alpha = softmax(e) gives every position a "
+            "positive weight and the context is the weighted sum of ALL the h_j, which is what lets gradients "
+            "reach the scores.",
+            _hard),
+    Mistake("no_tanh",
+            "the tanh is missing: you computed v_a . (W_a s_prev + U_a h_j). Without the tanh the part "
+            "v_a . W_a s_prev is the same for every j and cancels in the softmax, so the weights could never "
+            "depend on the decoder state. Compute v_a . tanh(W_a s_prev + U_a h_j).",
+            _variant(tanh=False)),
+    Mistake("tanh_after_v",
+            "the tanh is applied after the product with v_a: you computed tanh(v_a . (W_a s_prev + U_a h_j)). "
+            "The tanh belongs inside, on the d_a-dimensional vector: e_j = v_a . tanh(W_a s_prev + U_a h_j).",
+            _variant(tanh_after=True)),
+    Mistake("context_ignores_weights",
+            "the context vector ignores the attention weights (it is the mean, the sum or the last of the h_j, "
+            "the same whatever the weights). The context is the weighted sum c = sum_j alpha_j h_j, i.e. "
+            "alpha @ H.",
+            _ignores_weights),
+    Mistake("softmax_over_steps",
+            "the softmax runs over the decoder steps (axis 0 of the (T_y, T_x) score matrix), so each COLUMN "
+            "sums to 1. Each output step i distributes its attention over the input positions j: take the "
+            "softmax along the last axis, so that every ROW sums to 1.",
+            _over_steps),
+    Mistake("weights_reused",
+            "every output step got the same weights: they were computed once and reused. The weights must be "
+            "recomputed at every step i from that step's decoder state S_prev[i]; row i of A depends on "
+            "S_prev[i].",
+            _reused),
+    Mistake("w_u_swapped",
+            "W_a and U_a are swapped: W_a belongs to the decoder state and U_a to the encoder states, "
+            "e_j = v_a . tanh(W_a s_prev + U_a h_j). (With W_a of shape (d_a, d_s) and U_a of shape (d_a, d_h) "
+            "the swap only runs when d_s = d_h.)",
+            _variant(swapped=True)),
+    Mistake("no_pair_broadcast",
+            "the decoder and encoder terms do not broadcast: S_prev @ W_a.T is (T_y, d_a) and H @ U_a.T is "
+            "(T_x, d_a). Every pair (i, j) needs its own sum: add axes, "
+            "(S_prev @ W_a.T)[:, None, :] + (H @ U_a.T)[None, :, :], which is (T_y, T_x, d_a).",
+            _no_pair_broadcast),
+    Mistake("orientation_swapped",
+            "the weight matrices are used the wrong way round (for example s_prev @ W_a or H @ U_a). W_a has "
+            "shape (d_a, d_s) and maps s_prev to W_a @ s_prev (row form: s_prev @ W_a.T); U_a has shape "
+            "(d_a, d_h) and maps each h_j to U_a @ h_j, so for all rows at once H @ U_a.T, of shape (T_x, d_a).",
+            lambda r: _variant(transposed=True)(r) or _shape_error(
+                "mismatch in its core dimension", "not aligned", "could not be broadcast")(r)),
+]
+
+
+def _inputs(rng, T_x, d_h, d_s, d_a, T_y=None):
+    S = rng.normal(size=(d_s,) if T_y is None else (T_y, d_s))   # s_prev (d_s,) or S_prev (T_y, d_s)
+    H = rng.normal(size=(T_x, d_h))                              # (T_x, d_h)
+    W_a = rng.normal(scale=0.7, size=(d_a, d_s))                 # (d_a, d_s)
+    U_a = rng.normal(scale=0.7, size=(d_a, d_h))                 # (d_a, d_h)
+    v_a = rng.normal(size=d_a)                                   # (d_a,)
+    return S, H, W_a, U_a, v_a
+
+
+def _expect(function, name, args):
+    first = "S_prev" if name == "additive_attention_all" else "s_prev"
+    record = attempt(function, name, args, want=getattr(_ref(), name)(*args),
+                     arg_names=(first, "H", "W_a", "U_a", "v_a"))
+    expect(record, MISTAKES)
+    return record.got
+
+
+def check_additive_scores(additive_scores):
+    """Random inputs with T_x, d_h, d_s and d_a all different: one raw score per input position."""
+    rng = np.random.default_rng(301)
+    for T_x, d_h, d_s, d_a in [(5, 3, 4, 6), (7, 6, 2, 3)]:
+        _expect(additive_scores, "additive_scores", _inputs(rng, T_x, d_h, d_s, d_a))
+
+
+def check_additive_attention(additive_attention):
+    """Random inputs: weights non-negative, summing to 1 over the input positions; context = weighted sum."""
+    rng = np.random.default_rng(302)
+    for T_x, d_h, d_s, d_a in [(5, 3, 4, 6), (4, 7, 5, 2)]:
+        args = _inputs(rng, T_x, d_h, d_s, d_a)
+        context, weights = _expect(additive_attention, "additive_attention", args)
+        assert np.all(weights >= 0) and np.isclose(weights.sum(), 1.0), (
+            "additive_attention: the weights must be non-negative and sum to 1 over the input positions")
+        assert np.allclose(context, weights @ args[1]), (
+            "additive_attention: the context must be the weighted sum of the rows of H, alpha @ H")
+
+
+def check_additive_attention_all(additive_attention_all):
+    """Several decoder steps at once (T_y different from T_x); a single step; every row sums to 1."""
+    rng = np.random.default_rng(303)
+    for T_y, T_x, d_h, d_s, d_a in [(4, 6, 3, 5, 7), (6, 3, 5, 2, 4), (1, 5, 4, 3, 6)]:
+        args = _inputs(rng, T_x, d_h, d_s, d_a, T_y=T_y)
+        _, weights = _expect(additive_attention_all, "additive_attention_all", args)
+        assert np.allclose(weights.sum(axis=-1), 1.0), (
+            "additive_attention_all: each row of A (one output step) must sum to 1 over the input positions")
+
+
+def check_square_weights(additive_scores, additive_attention_all):
+    """d_s = d_h = d_a with non-symmetric W_a and U_a: a transposed or swapped matrix changes the values."""
+    rng = np.random.default_rng(304)
+    _expect(additive_scores, "additive_scores", _inputs(rng, 5, 4, 4, 4))
+    _expect(additive_attention_all, "additive_attention_all", _inputs(rng, 6, 4, 4, 4, T_y=3))

@@ -1,0 +1,155 @@
+"""Exercise 04, dot-product attention: hidden checks and the misconception catalogue.
+
+Each hidden test cell of ``solutions/04_dot_product/dot_product.ipynb`` calls one
+``check_*`` function below with the learner's function.  Inputs are random
+(seeded) and never square: the number of queries n, the number of keys m, the
+key size d and the value size d_v all differ, so a transposed score matrix, a
+softmax over the wrong axis or a product with the keys instead of the values
+changes the shape or the values.  A wrong answer is matched against
+``MISTAKES`` in order; the first symptom that fits names the mistake.  Every
+mistake has a wrong implementation in ``tests/submissions/04_dot_product/``.
+"""
+import numpy as np
+
+from ..checks import Mistake, attempt, close, expect, softmax as _softmax
+from ..notebooks import reference
+
+
+def _ref():
+    return reference("04_dot_product")
+
+
+def _name(r):
+    return r.call.split("(")[0]
+
+
+def _args(r):
+    return [np.asarray(a, dtype=float) for a in r.args]
+
+
+def _row_scores(r):
+    """The correct scores Q K^T of a row-convention call (dot_scores or dot_product_attention)."""
+    Q, K = _args(r)[:2]
+    return Q @ K.T                                            # (n, m)
+
+
+def _weights(r):
+    """The learner's weights: the second output of an attention function."""
+    return r.got[1]
+
+
+def _transposed_scores(r):
+    return _name(r) == "dot_scores" and close(r.got, _row_scores(r).T)
+
+
+def _softmax_over_queries(r):
+    if _name(r) == "dot_product_attention":
+        return close(_weights(r), _softmax(_row_scores(r), axis=0))
+    return False
+
+
+def _weights_on_keys(r):
+    if _name(r) == "dot_product_attention":
+        K = _args(r)[1]
+        return close(r.got[0], _weights(r) @ K) and close(_weights(r), r.want[1])
+    if _name(r) == "dot_product_attention_columns":
+        K = _args(r)[1]
+        return close(r.got[0], K @ _weights(r)) and close(_weights(r), r.want[1])
+    return False
+
+
+def _no_softmax(r):
+    if _name(r) == "dot_product_attention":
+        return close(_weights(r), _row_scores(r))
+    if _name(r) == "dot_product_attention_columns":
+        Q, K = _args(r)[:2]
+        return close(_weights(r), K.T @ Q)
+    return False
+
+
+def _columns_normalise_rows(r):
+    if _name(r) != "dot_product_attention_columns":
+        return False
+    Q, K = _args(r)[:2]
+    return close(_weights(r), _softmax(K.T @ Q, axis=1))
+
+
+def _columns_row_convention_output(r):
+    if _name(r) != "dot_product_attention_columns":
+        return False
+    return close(r.got[0], r.want[0].T) or close(r.got[1], r.want[1].T)
+
+
+MISTAKES = [
+    Mistake("transposed_scores",
+            "the score matrix is transposed: you returned K Q^T, shape (m, n), one row per key. In the "
+            "row convention row i holds query i's scores, S[i, j] = q_i . k_j: compute `Q @ K.T`, shape (n, m).",
+            _transposed_scores),
+    Mistake("no_softmax",
+            "the raw scores are used as weights: without a softmax they are not positive and do not sum "
+            "to 1. Apply the softmax over the keys to the scores, then average the values with the result.",
+            _no_softmax),
+    Mistake("softmax_over_queries",
+            "the softmax runs over the queries (axis 0), so each column of the weights sums to 1. "
+            "Attention normalises each query's scores over the keys: in the row convention use "
+            "`softmax(scores, axis=-1)`, so that every row of the (n, m) weights sums to 1.",
+            _softmax_over_queries),
+    Mistake("weights_on_keys",
+            "the weights average the keys instead of the values. The keys are only used to compute the "
+            "scores; the output is the weighted sum of the values: `weights @ V` in the row convention "
+            "(shape (n, d_v)), `V @ weights` in the column convention (shape (d_v, n)).",
+            _weights_on_keys),
+    Mistake("columns_normalise_rows",
+            "in the column convention each query is a column of K^T Q (shape (m, n)), so the softmax must "
+            "run down the columns, `softmax(K.T @ Q, axis=0)`, and every column of the weights sums to 1. "
+            "Your weights are normalised along the rows, that is over the queries.",
+            _columns_normalise_rows),
+    Mistake("columns_row_convention_output",
+            "you returned row-convention results: output (n, d_v) and weights (n, m). In the column "
+            "convention every vector is a column: return `V @ weights` with shape (d_v, n) and the "
+            "weights with shape (m, n), one column per query (the transposes of the row results).",
+            _columns_row_convention_output),
+]
+
+
+def _rows_sum_to_one(axis, what):
+    def check(record):
+        weights = record.got[1]
+        if np.any(weights < 0) or not np.allclose(weights.sum(axis=axis), 1.0):
+            return f"each {what} of the weights must be non-negative and sum to 1"
+        return None
+    return check
+
+
+def check_dot_scores(dot_scores):
+    """Random non-square Q and K: S[i, j] = q_i . k_j."""
+    rng = np.random.default_rng(401)
+    for n, m, d in [(3, 5, 4), (6, 2, 3), (1, 4, 7)]:
+        Q, K = rng.normal(size=(n, d)), rng.normal(size=(m, d))
+        record = attempt(dot_scores, "dot_scores", (Q, K), want=_ref().dot_scores(Q, K), arg_names=("Q", "K"))
+        expect(record, MISTAKES)
+
+
+def check_dot_product_attention(dot_product_attention):
+    """Random non-square inputs with d != d_v; each row of the weights sums to 1."""
+    rng = np.random.default_rng(402)
+    for n, m, d, d_v in [(3, 5, 4, 2), (4, 2, 3, 6), (1, 6, 5, 3)]:
+        Q, K, V = rng.normal(size=(n, d)), rng.normal(size=(m, d)), rng.normal(size=(m, d_v))
+        record = attempt(dot_product_attention, "dot_product_attention", (Q, K, V),
+                         want=_ref().dot_product_attention(Q, K, V), arg_names=("Q", "K", "V"))
+        expect(record, MISTAKES, extra_check=_rows_sum_to_one(-1, "row"))
+
+
+def check_dot_product_attention_columns(dot_product_attention_columns):
+    """Column convention: V Softmax(K^T Q); each column sums to 1; the transposes of the row results."""
+    rng = np.random.default_rng(403)
+    for d, n, m, d_v in [(4, 3, 5, 2), (3, 6, 2, 7), (5, 1, 4, 3)]:
+        Q, K, V = rng.normal(size=(d, n)), rng.normal(size=(d, m)), rng.normal(size=(d_v, m))
+        want = _ref().dot_product_attention_columns(Q, K, V)
+        record = attempt(dot_product_attention_columns, "dot_product_attention_columns", (Q, K, V),
+                         want=want, arg_names=("Q", "K", "V"))
+        expect(record, MISTAKES, extra_check=_rows_sum_to_one(0, "column"))
+        rows = _ref().dot_product_attention(Q.T, K.T, V.T)
+        assert close(record.got[0], rows[0].T) and close(record.got[1], rows[1].T), (
+            "dot_product_attention_columns(Q, K, V) must equal the transposed results of "
+            "dot_product_attention(Q.T, K.T, V.T)")

@@ -1,0 +1,119 @@
+"""Exercise 05, general (bilinear) attention: hidden checks and the misconception catalogue.
+
+Each hidden test cell of ``solutions/05_general/general.ipynb`` calls one
+``check_*`` function below with the learner's function.  ``W`` is random and
+never symmetric.  The first case of every check has d_q = d_k, so that the
+mistakes that only type-check for a square ``W`` (``Q W K^T``, or ``W``
+ignored) give an answer whose values name the mistake; the later cases have
+d_q != d_k and n != m, where a wrong orientation cannot even be computed.
+Every mistake has a wrong implementation in ``tests/submissions/05_general/``.
+"""
+import numpy as np
+
+from ..checks import Mistake, attempt, close, expect, softmax as _softmax
+from ..notebooks import reference
+
+
+def _ref():
+    return reference("05_general")
+
+
+def _name(r):
+    return r.call.split("(")[0]
+
+
+def _QKW(r):
+    args = [np.asarray(a, dtype=float) for a in r.args]
+    W = args[2] if _name(r) == "general_scores" else args[3]
+    return args[0], args[1], W
+
+
+def _scores_like(r, scores_of):
+    """Does the learner's scores (or weights) equal what the formula ``scores_of(Q, K, W)`` gives?"""
+    Q, K, W = _QKW(r)
+    scores = scores_of(Q, K, W)
+    if _name(r) == "general_scores":
+        return close(r.got, scores)
+    return close(r.got[1], _softmax(scores, axis=-1))
+
+
+def _w_not_transposed(r):
+    return _scores_like(r, lambda Q, K, W: Q @ W @ K.T)       # q_i^T W k_j: needs d_q == d_k
+
+
+def _w_ignored(r):
+    return _scores_like(r, lambda Q, K, W: Q @ K.T)           # plain dot products: needs d_q == d_k
+
+
+def _transposed_scores(r):
+    if _name(r) != "general_scores":
+        return False
+    Q, K, W = _QKW(r)
+    return close(r.got, K @ W @ Q.T)                          # (m, n)
+
+
+def _softmax_over_queries(r):
+    if _name(r) != "general_attention":
+        return False
+    Q, K, W = _QKW(r)
+    return close(r.got[1], _softmax(Q @ W.T @ K.T, axis=0))
+
+
+MISTAKES = [
+    Mistake("w_not_transposed",
+            "W is used the wrong way round: you computed Q W K^T, whose entries are q_i^T W k_j = "
+            "k_j^T W^T q_i, the score of W^T. With W of shape (d_k, d_q), row i of `Q @ W.T` is W q_i, "
+            "so the scores k_j^T W q_i of all pairs are `Q @ W.T @ K.T`, shape (n, m). (When d_q != d_k, "
+            "`Q @ W` does not even have matching shapes.)",
+            _w_not_transposed),
+    Mistake("w_ignored",
+            "W is ignored: your scores are the plain dot products Q K^T, as in dot-product attention. "
+            "General attention scores every pair with k_j^T W q_i: compute `Q @ W.T @ K.T`. (When "
+            "d_q != d_k the plain dot product is not even defined.)",
+            _w_ignored),
+    Mistake("transposed_scores",
+            "the score matrix is transposed: you returned K W Q^T, shape (m, n), one row per key. In the "
+            "row convention row i holds query i's scores: `Q @ W.T @ K.T`, shape (n, m).",
+            _transposed_scores),
+    Mistake("softmax_over_queries",
+            "the softmax runs over the queries (axis 0), so each column of the weights sums to 1. Each "
+            "query's scores must be normalised over the keys: `softmax(scores, axis=-1)`, so that every "
+            "row of the (n, m) weights sums to 1.",
+            _softmax_over_queries),
+]
+
+
+def _rows_sum_to_one(record):
+    weights = record.got[1]
+    if np.any(weights < 0) or not np.allclose(weights.sum(axis=-1), 1.0):
+        return "each row of the weights must be non-negative and sum to 1"
+    return None
+
+
+def _inputs(rng, n, m, d_q, d_k, d_v=None):
+    Q, K = rng.normal(size=(n, d_q)), rng.normal(size=(m, d_k))
+    W = rng.normal(size=(d_k, d_q))
+    if d_q == d_k:
+        W += 2.0 * np.triu(np.ones((d_k, d_q)), 1)           # clearly non-symmetric: W != W^T
+    V = None if d_v is None else rng.normal(size=(m, d_v))
+    return Q, K, V, W
+
+
+def check_general_scores(general_scores):
+    """A square non-symmetric W first (d_q = d_k), then d_q != d_k; never n = m."""
+    rng = np.random.default_rng(501)
+    for n, m, d_q, d_k in [(3, 5, 4, 4), (4, 6, 3, 5), (2, 3, 6, 2)]:
+        Q, K, _, W = _inputs(rng, n, m, d_q, d_k)
+        record = attempt(general_scores, "general_scores", (Q, K, W), want=_ref().general_scores(Q, K, W),
+                         arg_names=("Q", "K", "W"))
+        expect(record, MISTAKES)
+
+
+def check_general_attention(general_attention):
+    """As above with values of yet another size d_v; each row of the weights sums to 1."""
+    rng = np.random.default_rng(502)
+    for n, m, d_q, d_k, d_v in [(3, 5, 4, 4, 2), (4, 2, 3, 5, 6), (1, 6, 2, 3, 4)]:
+        Q, K, V, W = _inputs(rng, n, m, d_q, d_k, d_v)
+        record = attempt(general_attention, "general_attention", (Q, K, V, W),
+                         want=_ref().general_attention(Q, K, V, W), arg_names=("Q", "K", "V", "W"))
+        expect(record, MISTAKES, extra_check=_rows_sum_to_one)

@@ -1,0 +1,252 @@
+"""Exercise 08, multi-head attention: hidden checks and the misconception catalogue.
+
+Each hidden test cell of ``solutions/08_multi_head/multi_head.ipynb`` calls one
+``check_*`` function below with the learner's ``split_heads``, ``merge_heads``
+or ``multi_head_attention``.  Inputs are random (seeded) and non-square:
+``n``, ``d_head`` and ``num_heads`` all differ, so a reshape without a
+transpose moves numbers to other places instead of failing; ``sqrt(d_model)``
+differs from ``sqrt(d_head)``; cross-attention uses ``n != m``; batches have
+one or two leading axes, whose size never equals ``num_heads`` (a batched mask
+that is not given its own head axis then fails to broadcast).  A wrong answer
+is matched against ``MISTAKES`` in order; the first symptom that fits names
+the mistake.  Every mistake has a wrong implementation in
+``tests/submissions/08_multi_head/``.
+"""
+import numpy as np
+
+from ..checks import Mistake, attempt, close, expect, softmax as _softmax
+from ..notebooks import reference
+
+ASSIGNMENT = "08_multi_head"
+MHA_ARGS = ("X_q", "X_kv", "W_q", "W_k", "W_v", "W_o", "num_heads")
+
+
+def _is(r, name):
+    return r.call.startswith(name + "(")
+
+
+def _mask_of(r):
+    """The mask of a multi_head_attention record (passed as the 8th argument), or None."""
+    return r.args[7] if len(r.args) > 7 else r.kwargs.get("mask")
+
+
+# --------------------------------------------------------------------------- mistaken formulas
+def _split(X, h, how="ok"):
+    *lead, n, d_model = X.shape
+    d = d_model // h
+    if how == "no_transpose":
+        return X.reshape(*lead, h, n, d)                               # rows cut across tokens
+    if how == "strided":
+        return np.moveaxis(X.reshape(*lead, n, d, h), -1, -3)          # head g gets columns g, g+h, ...
+    return np.swapaxes(X.reshape(*lead, n, h, d), -3, -2)
+
+
+def _merge(X, how="ok"):
+    *lead, h, n, d = X.shape
+    if how == "no_transpose":
+        return X.reshape(*lead, n, h * d)
+    if how == "strided":
+        return np.moveaxis(X, -3, -1).reshape(*lead, n, d * h)
+    return np.swapaxes(X, -3, -2).reshape(*lead, n, h * d)
+
+
+def _mha(r, *, split="ok", merge="ok", scale="d_head", wo=True, use_mask=True, average=False):
+    """What multi_head_attention returns for the record's inputs under one mistaken formula."""
+    X_q, X_kv, W_q, W_k, W_v, W_o = (np.asarray(a, dtype=float) for a in r.args[:6])
+    h = int(r.args[6])
+    mask = _mask_of(r)
+    Q, K, V = _split(X_q @ W_q, h, split), _split(X_kv @ W_k, h, split), _split(X_kv @ W_v, h, split)
+    d_model = W_q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / {"d_head": np.sqrt(d_model // h), "d_model": np.sqrt(d_model),
+                                      "none": 1.0}[scale]
+    if mask is not None and use_mask:
+        mask = np.asarray(mask, dtype=bool)
+        S = np.where(mask[..., None, :, :] if mask.ndim >= 2 else mask, S, -np.inf)
+    A = _softmax(S)
+    out = _merge(A @ V, merge)
+    if wo:
+        out = out @ W_o
+    return out, (A.mean(axis=-3) if average else A)
+
+
+def _same(got, alt):
+    return got is not None and all(close(g, a) for g, a in zip(got, alt))
+
+
+def _split_no_transpose(r):
+    if _is(r, "split_heads"):
+        return close(r.got, _split(np.asarray(r.args[0], dtype=float), int(r.args[1]), "no_transpose"))
+    return _is(r, "multi_head_attention") and _same(r.got, _mha(r, split="no_transpose"))
+
+
+def _strided(r):
+    if _is(r, "split_heads"):
+        return close(r.got, _split(np.asarray(r.args[0], dtype=float), int(r.args[1]), "strided"))
+    if _is(r, "merge_heads"):
+        return close(r.got, _merge(np.asarray(r.args[0], dtype=float), "strided"))
+    return _is(r, "multi_head_attention") and (_same(r.got, _mha(r, split="strided", merge="strided"))
+                                               or _same(r.got, _mha(r, split="strided")))
+
+
+def _merge_no_transpose(r):
+    if _is(r, "merge_heads"):
+        return close(r.got, _merge(np.asarray(r.args[0], dtype=float), "no_transpose"))
+    return _is(r, "multi_head_attention") and _same(r.got, _mha(r, merge="no_transpose"))
+
+
+def _mha_variant(**options):
+    return lambda r: _is(r, "multi_head_attention") and _same(r.got, _mha(r, **options))
+
+
+def _mask_not_broadcast(r):
+    mask = _mask_of(r)
+    return (_is(r, "multi_head_attention") and r.error is not None and "broadcast" in r.error
+            and mask is not None and np.ndim(mask) >= 3)
+
+
+def _mask_ignored(r):
+    return (_is(r, "multi_head_attention") and _mask_of(r) is not None
+            and _same(r.got, _mha(r, use_mask=False)))
+
+
+MISTAKES = [
+    Mistake("split_no_transpose",
+            "split_heads reshapes straight to (..., num_heads, n, d_head) without a transpose. "
+            "`reshape` keeps NumPy's reading order, so a 'head' then holds pieces of several "
+            "tokens instead of one column slice of every token. Reshape to "
+            "(..., n, num_heads, d_head) first, then swap the two middle axes: "
+            "`np.swapaxes(X.reshape(*lead, n, num_heads, d_head), -3, -2)`.",
+            _split_no_transpose),
+    Mistake("heads_strided_columns",
+            "head h does not get the column slice h*d_head:(h+1)*d_head: your heads take every "
+            "num_heads-th column (columns h, h + num_heads, ...), because the last axis was "
+            "reshaped to (d_head, num_heads) instead of (num_heads, d_head). Reshape each row to "
+            "(num_heads, d_head), so that head h is the h-th block of d_head consecutive columns.",
+            _strided),
+    Mistake("merge_no_transpose",
+            "merge_heads reshapes straight to (..., n, d_model) without a transpose. With the "
+            "heads axis before the token axis, that glues rows of different tokens together. Swap "
+            "the heads and token axes back first, then reshape: "
+            "`np.swapaxes(X, -3, -2).reshape(*lead, n, num_heads * d_head)`.",
+            _merge_no_transpose),
+    Mistake("scaled_by_d_model",
+            "the scores are divided by sqrt(d_model); each head must be scaled by sqrt(d_head), "
+            "the length of ITS queries and keys (d_head = d_model // num_heads). Dividing by "
+            "sqrt(d_model) makes every head's weights too flat.",
+            _mha_variant(scale="d_model")),
+    Mistake("no_scaling",
+            "the scores are not scaled: divide each head's `Q_h @ K_h^T` by sqrt(d_head), with "
+            "d_head = d_model // num_heads.",
+            _mha_variant(scale="none")),
+    Mistake("missing_wo",
+            "the output projection W_o is missing: the result is Concat(head_1, ..., head_h), but "
+            "multi-head attention returns Concat(head_1, ..., head_h) @ W_o. Multiply the merged "
+            "heads by W_o.",
+            _mha_variant(wo=False)),
+    Mistake("weights_averaged_over_heads",
+            "the weights are averaged over the heads. Return every head's weights, shape "
+            "(..., num_heads, n, m); the average hides what each head attends to.",
+            _mha_variant(average=True)),
+    Mistake("mask_not_broadcast_over_heads",
+            "the batched mask (..., n, m) was applied to scores of shape (..., num_heads, n, m) "
+            "without a heads axis, so it could not be broadcast (with as many batch entries as "
+            "heads it would silently mask head b with batch entry b's mask). Give the mask an axis "
+            "for the heads: `mask[..., None, :, :]`, shape (..., 1, n, m).",
+            _mask_not_broadcast),
+    Mistake("mask_ignored",
+            "the `mask` argument is ignored: blocked keys still get weight. Before the softmax, set "
+            "the scores where the mask is False to -np.inf, the same mask for every head.",
+            _mask_ignored),
+]
+
+
+# --------------------------------------------------------------------------- checks
+def _ref():
+    return reference(ASSIGNMENT)
+
+
+def _weights(rng, d_model):
+    return [rng.normal(scale=1.0 / np.sqrt(d_model) * 1.5, size=(d_model, d_model)) for _ in range(4)]
+
+
+def _masked_weights_zero(record):
+    mask = _mask_of(record)
+    if mask is None:
+        return None
+    weights = record.got[1]
+    blocked = ~np.broadcast_to(np.asarray(mask, dtype=bool)[..., None, :, :], weights.shape)
+    if np.any(weights[blocked] != 0):
+        return ("masked weights must be exactly 0 in every head. Set the blocked scores to -np.inf "
+                "(or a very large negative number) before the softmax.")
+    return None
+
+
+def _call_mha(mha, X_q, X_kv, Ws, num_heads, mask=None):
+    args = (X_q, X_kv, *Ws, num_heads) + (() if mask is None else (mask,))   # mask: the 8th argument
+    want = _ref().multi_head_attention(*args)
+    record = attempt(mha, "multi_head_attention", args, want=want, arg_names=MHA_ARGS + ("mask",))
+    expect(record, MISTAKES, extra_check=_masked_weights_zero)
+    out, weights = record.got
+    assert np.allclose(weights.sum(axis=-1), 1.0), "multi_head_attention: each row of each head's weights must sum to 1"
+    return out, weights
+
+
+def check_split_heads(split_heads):
+    """One, none and two leading axes; n, d_head and num_heads all different."""
+    rng = np.random.default_rng(801)
+    for shape, h in [((5, 12), 3), ((2, 5, 12), 4), ((2, 3, 4, 6), 2), ((7, 8), 2)]:
+        X = rng.normal(size=shape)
+        record = attempt(split_heads, "split_heads", (X, h), want=_ref().split_heads(X, h),
+                         arg_names=("X", "num_heads"))
+        expect(record, MISTAKES)
+
+
+def check_merge_heads(merge_heads):
+    """Merging undoes the split: (..., num_heads, n, d_head) -> (..., n, d_model)."""
+    rng = np.random.default_rng(802)
+    for shape in [(3, 5, 4), (2, 4, 5, 3), (3, 2, 2, 6, 5)]:
+        X = rng.normal(size=shape)
+        record = attempt(merge_heads, "merge_heads", (X,), want=_ref().merge_heads(X), arg_names=("X",))
+        expect(record, MISTAKES)
+    X = rng.normal(size=(2, 6, 12))
+    record = attempt(merge_heads, "merge_heads", (_ref().split_heads(X, 3),), want=X, arg_names=("X",))
+    expect(record, MISTAKES)
+
+
+def check_mha_self(multi_head_attention):
+    """Self-attention without a batch axis: 3 and 4 heads, one head, and permutation equivariance."""
+    rng = np.random.default_rng(803)
+    X = rng.normal(size=(5, 12))
+    Ws = _weights(rng, 12)
+    out, weights = _call_mha(multi_head_attention, X, X, Ws, 3)
+    _call_mha(multi_head_attention, X, X, Ws, 4)
+    out1, weights1 = _call_mha(multi_head_attention, X, X, Ws, 1)
+    assert weights1.shape == (1, 5, 5), "multi_head_attention with num_heads=1: weights must have shape (1, n, m)"
+    perm = rng.permutation(5)
+    out_p, weights_p = _call_mha(multi_head_attention, X[perm], X[perm], Ws, 3)
+    assert np.allclose(out_p, out[perm], rtol=1e-4, atol=1e-6), (
+        "multi_head_attention: permuting the tokens must permute the rows of the output the same way")
+
+
+def check_mha_cross(multi_head_attention):
+    """Cross-attention (n != m) with one and two batch axes."""
+    rng = np.random.default_rng(804)
+    Ws = _weights(rng, 12)
+    _call_mha(multi_head_attention, rng.normal(size=(4, 12)), rng.normal(size=(6, 12)), Ws, 3)
+    _call_mha(multi_head_attention, rng.normal(size=(2, 4, 12)), rng.normal(size=(2, 6, 12)), Ws, 3)
+    _call_mha(multi_head_attention, rng.normal(size=(2, 3, 4, 12)), rng.normal(size=(2, 3, 6, 12)), Ws, 4)
+
+
+def check_mha_mask(multi_head_attention):
+    """A causal (n, n) mask, a padding mask (B, 1, m) and a full (B, n, m) mask; masked weights exactly 0."""
+    rng = np.random.default_rng(805)
+    Ws = _weights(rng, 12)
+    X = rng.normal(size=(2, 5, 12))
+    causal = np.tril(np.ones((5, 5), dtype=bool))
+    _call_mha(multi_head_attention, X, X, Ws, 3, mask=causal)
+    X_q, X_kv = rng.normal(size=(2, 4, 12)), rng.normal(size=(2, 6, 12))
+    padding = (np.arange(6) < np.array([6, 3])[:, None])[:, None, :]          # (2, 1, 6)
+    _call_mha(multi_head_attention, X_q, X_kv, Ws, 3, mask=padding)
+    full = rng.random(size=(2, 4, 6)) < 0.6
+    full[..., 0] = True                                                        # one visible key per query
+    _call_mha(multi_head_attention, X_q, X_kv, Ws, 4, mask=full)

@@ -1,0 +1,230 @@
+"""Exercise 06, scaled dot-product attention: hidden checks and the misconception catalogue.
+
+Each hidden test cell of ``solutions/06_scaled/scaled.ipynb`` calls one
+``check_*`` function below with the learner's ``scaled_dot_product_attention``.
+Inputs are random (seeded) with n != m and d_k != d_v (so dividing by d_k or by
+sqrt(d_v) instead of sqrt(d_k) changes the values), batch sizes that differ
+from every other axis (so ``K.T``, which reverses *all* axes, cannot line up),
+and masks whose every row has at least one visible and one hidden key (so an
+inverted mask still gives finite weights that name the mistake).  A wrong
+answer is matched against ``MISTAKES`` in order; the first symptom that fits
+names the mistake.  Every mistake has a wrong implementation in
+``tests/submissions/06_scaled/``.
+"""
+import numpy as np
+
+from ..checks import ATOL, RTOL, Mistake, attempt, close, expect, message_of, softmax as _softmax
+from ..notebooks import reference
+
+
+def _ref(Q, K, V, mask=None):
+    return reference("06_scaled").scaled_dot_product_attention(Q, K, V, mask)
+
+
+def _parts(r):
+    """(Q, K, V, mask, raw scores Q K^T) of a recorded call."""
+    Q, K, V = (np.asarray(a, dtype=float) for a in r.args[:3])
+    mask = r.args[3] if len(r.args) > 3 else r.kwargs.get("mask")
+    mask = None if mask is None else np.asarray(mask, dtype=bool)
+    return Q, K, V, mask, Q @ np.swapaxes(K, -1, -2)
+
+
+def _fill(S, mask, value=-np.inf):
+    return S if mask is None else np.where(mask, S, value)
+
+
+def _weights_are(r, weights):
+    """The learner's weights equal ``weights`` (NaN where the mistaken formula itself gives NaN)."""
+    if r.got is None or r.got[1].shape != weights.shape:
+        return False
+    return bool(np.all(np.isclose(r.got[1], weights, rtol=RTOL, atol=ATOL, equal_nan=True)))
+
+
+def _scale_after_softmax(r):
+    Q, K, V, mask, S = _parts(r)
+    unscaled = _softmax(_fill(S, mask))
+    root = np.sqrt(Q.shape[-1])
+    return r.got is not None and (close(r.got[1], unscaled / root) or close(r.got[0], unscaled @ V / root))
+
+
+def _no_scaling(r):
+    Q, K, V, mask, S = _parts(r)
+    return _weights_are(r, _softmax(_fill(S, mask)))
+
+
+def _divide_by_dk(r):
+    Q, K, V, mask, S = _parts(r)
+    return _weights_are(r, _softmax(_fill(S / Q.shape[-1], mask)))
+
+
+def _scale_by_dv(r):
+    Q, K, V, mask, S = _parts(r)
+    return V.shape[-1] != Q.shape[-1] and _weights_are(r, _softmax(_fill(S / np.sqrt(V.shape[-1]), mask)))
+
+
+def _mask_after_softmax(r):
+    Q, K, V, mask, S = _parts(r)
+    return mask is not None and _weights_are(r, _softmax(S / np.sqrt(Q.shape[-1])) * mask)
+
+
+def _mask_fill_zero(r):
+    Q, K, V, mask, S = _parts(r)
+    return mask is not None and _weights_are(r, _softmax(_fill(S / np.sqrt(Q.shape[-1]), mask, 0.0)))
+
+
+def _inverted_mask(r):
+    Q, K, V, mask, S = _parts(r)
+    return mask is not None and _weights_are(r, _softmax(_fill(S / np.sqrt(Q.shape[-1]), ~mask)))
+
+
+def _ignored_mask(r):
+    Q, K, V, mask, S = _parts(r)
+    return mask is not None and _weights_are(r, _softmax(S / np.sqrt(Q.shape[-1])))
+
+
+def _softmax_over_queries(r):
+    Q, K, V, mask, S = _parts(r)
+    return _weights_are(r, _softmax(_fill(S / np.sqrt(Q.shape[-1]), mask), axis=-2))
+
+
+def _masked_weight_not_zero(r):
+    Q, K, V, mask, S = _parts(r)
+    if mask is None or r.got is None:
+        return False
+    weights = r.got[1]
+    if not close(weights, r.want[1]):      # the symptom: right to within tolerance, yet not exactly 0
+        return False
+    hidden = ~np.broadcast_to(mask, weights.shape)
+    return bool(np.any(weights[hidden] != 0.0))
+
+
+def _k_transpose_batched(r):
+    if r.error is None or np.ndim(r.args[1]) < 3 or "not implemented" in r.error:
+        return False
+    text = r.error.lower()
+    return any(word in text for word in ("mismatch", "broadcast", "aligned", "shape"))
+
+
+MISTAKES = [
+    Mistake("scale_after_softmax",
+            "the factor 1/sqrt(d_k) is applied after the softmax: the weights (or the output) are shrunk, "
+            "and the rows of the weights no longer sum to 1. The scaling belongs inside the softmax: "
+            "`softmax(Q K^T / sqrt(d_k))`; it sets the softmax's temperature.",
+            _scale_after_softmax),
+    Mistake("no_scaling",
+            "the scores are not scaled: your weights are softmax(Q K^T), the unscaled dot-product attention "
+            "of chapter 4. Divide the scores by sqrt(d_k) before the softmax, with d_k = `Q.shape[-1]`.",
+            _no_scaling),
+    Mistake("divide_by_dk",
+            "the scores are divided by d_k instead of sqrt(d_k). A dot product of d_k terms of variance 1 has "
+            "variance d_k, so dividing by its standard deviation sqrt(d_k) brings it back to variance 1: "
+            "use `/ np.sqrt(d_k)`.",
+            _divide_by_dk),
+    Mistake("scale_by_dv",
+            "the scores are divided by sqrt(d_v), the size of the values (`V.shape[-1]`). The factor comes "
+            "from the length of the dot products q . k, so use d_k = `Q.shape[-1]` (equal to `K.shape[-1]`).",
+            _scale_by_dv),
+    Mistake("mask_after_softmax",
+            "the mask is applied after the softmax without renormalising: the masked weights are 0, but the "
+            "remaining weights of a row no longer sum to 1. Mask the scores before the softmax "
+            "(`np.where(mask, scores, -np.inf)`), so that the softmax spreads the whole weight over the "
+            "visible keys.",
+            _mask_after_softmax),
+    Mistake("mask_fill_zero",
+            "masked scores are set to 0 instead of -inf: exp(0) = 1, so masked keys still get a positive "
+            "weight. Fill them with `-np.inf` (or a very large negative number such as -1e9) before the "
+            "softmax: exp(-inf) = 0.",
+            _mask_fill_zero),
+    Mistake("inverted_mask",
+            "the mask is inverted: your weights attend exactly to the keys where the mask is False. In this "
+            "book `True` means 'this query may attend to this key': keep the scores where the mask is True "
+            "and set the others to -inf, `np.where(mask, scores, -np.inf)`.",
+            _inverted_mask),
+    Mistake("ignored_mask",
+            "the mask is ignored: your weights are the same as without a mask, so masked keys get positive "
+            "weights. Before the softmax, replace the scores where the mask is False by -inf: "
+            "`np.where(mask, scores, -np.inf)` (it broadcasts the mask over the batch axes).",
+            _ignored_mask),
+    Mistake("softmax_over_queries",
+            "the softmax runs over the queries (axis -2), so each column of the weights sums to 1. Each "
+            "query's scores must be normalised over the keys: `softmax(scores, axis=-1)`.",
+            _softmax_over_queries),
+    Mistake("masked_weight_not_zero",
+            "a masked weight is small but not exactly 0: a moderate negative fill (such as -30 or -100) "
+            "leaves exp(fill) > 0. Fill masked scores with `-np.inf`, or a number so negative that exp "
+            "underflows to 0 (such as -1e9), or multiply the weights by the mask and renormalise.",
+            _masked_weight_not_zero),
+    Mistake("k_transpose_batched",
+            "`K.T` (or `np.transpose(K)`) reverses *all* the axes of a batched array: for K of shape "
+            "(B, m, d_k) it gives (d_k, m, B), not (B, d_k, m), so the product with Q fails. Swap only the "
+            "last two axes: `np.swapaxes(K, -1, -2)`, or write the product as "
+            "`np.einsum('...nd,...md->...nm', Q, K)`.",
+            _k_transpose_batched),
+]
+
+
+def _properties(record):
+    """Each row of the weights sums to 1; masked weights are exactly 0 (closeness is not enough)."""
+    if _masked_weight_not_zero(record):
+        return message_of(MISTAKES, "masked_weight_not_zero")
+    weights = record.got[1]
+    if np.any(weights < 0) or not np.allclose(weights.sum(axis=-1), 1.0):
+        return "each row of the weights must be non-negative and sum to 1"
+    return None
+
+
+def _expect(function, Q, K, V, *mask):
+    names = ("Q", "K", "V", "mask")[:3 + len(mask)]
+    record = attempt(function, "scaled_dot_product_attention", (Q, K, V, *mask), want=_ref(Q, K, V, *mask),
+                     arg_names=names)
+    expect(record, MISTAKES, extra_check=_properties)
+    return record.got
+
+
+def _inputs(rng, batch, n, m, d_k, d_v):
+    return (rng.normal(size=(*batch, n, d_k)), rng.normal(size=(*batch, m, d_k)),
+            rng.normal(size=(*batch, m, d_v)))
+
+
+def _mask_with_both(rng, shape):
+    """A random boolean mask whose every row has at least one True and at least one False."""
+    mask = rng.random(shape) < 0.5
+    rows = mask.reshape(-1, shape[-1])
+    rows[~rows.any(axis=1), 0] = True
+    rows[rows.all(axis=1), -1] = False
+    return rows.reshape(shape)
+
+
+def check_unbatched(scaled_dot_product_attention):
+    """Unbatched (n, d_k) inputs, d_k != d_v, called without a mask and with mask=None."""
+    rng = np.random.default_rng(601)
+    for n, m, d_k, d_v in [(3, 5, 8, 2), (4, 2, 3, 6)]:
+        _expect(scaled_dot_product_attention, *_inputs(rng, (), n, m, d_k, d_v))
+    _expect(scaled_dot_product_attention, *_inputs(rng, (), 1, 6, 5, 3), None)
+
+
+def check_batched(scaled_dot_product_attention):
+    """One leading batch axis, then two; batch sizes differ from n, m, d_k and d_v."""
+    rng = np.random.default_rng(602)
+    _expect(scaled_dot_product_attention, *_inputs(rng, (2,), 3, 5, 4, 6))
+    _expect(scaled_dot_product_attention, *_inputs(rng, (2, 3), 4, 6, 5, 7))
+
+
+def check_mask(scaled_dot_product_attention):
+    """A boolean (n, m) mask on unbatched inputs: masked weights exactly 0, rows sum to 1."""
+    rng = np.random.default_rng(603)
+    for n, m, d_k, d_v in [(4, 6, 5, 3), (3, 4, 2, 5)]:
+        Q, K, V = _inputs(rng, (), n, m, d_k, d_v)
+        _expect(scaled_dot_product_attention, Q, K, V, _mask_with_both(rng, (n, m)))
+
+
+def check_mask_batched(scaled_dot_product_attention):
+    """Masks broadcast over batch axes: one (n, m) mask for all, a padding mask (B, 1, m), a full (B, n, m)."""
+    rng = np.random.default_rng(604)
+    B, n, m, d_k, d_v = 3, 4, 6, 5, 2
+    Q, K, V = _inputs(rng, (B,), n, m, d_k, d_v)
+    _expect(scaled_dot_product_attention, Q, K, V, _mask_with_both(rng, (n, m)))
+    lengths = np.array([5, 3, 2])                                   # keys j >= length are padding
+    padding = np.arange(m)[None, None, :] < lengths[:, None, None]  # (B, 1, m)
+    _expect(scaled_dot_product_attention, Q, K, V, padding)
+    _expect(scaled_dot_product_attention, Q, K, V, _mask_with_both(rng, (B, n, m)))

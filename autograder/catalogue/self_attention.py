@@ -1,0 +1,253 @@
+"""Exercise 07, masking and self-attention: hidden checks and the misconception catalogue.
+
+Each hidden test cell of ``solutions/07_self_attention/self_attention.ipynb``
+calls one ``check_*`` function below with the learner's ``causal_mask`` or
+``self_attention``.  Inputs are random (seeded) and chosen so that no mistake
+can hide: ``d_model``, ``d_k`` and ``d_v`` all differ (so using ``W_q`` for
+the keys, skipping the value projection or scaling by ``sqrt(d_model)`` all
+change the answer), the weights are random and non-symmetric, and the causal
+tests check rows above, on and below the diagonal.  A wrong answer is matched
+against ``MISTAKES`` in order; the first symptom that fits names the mistake.
+Every mistake has a wrong implementation in ``tests/submissions/07_self_attention/``.
+"""
+import numpy as np
+
+from ..checks import Mistake, attempt, close, expect, message_of, softmax as _softmax
+from ..notebooks import reference
+
+ASSIGNMENT = "07_self_attention"
+
+
+def _tri(n, kind):
+    ones = np.ones((n, n), dtype=bool)
+    return {"causal": np.tril(ones), "upper": np.triu(ones), "strict_upper": np.triu(ones, 1),
+            "strict_lower": np.tril(ones, -1)}[kind]
+
+
+def _is(r, name):
+    return r.call.startswith(name + "(")
+
+
+# --------------------------------------------------------------------------- mistaken formulas
+def _variant(r, *, key="k", value="v", scale="d_k", mask="flag", after=False, axis=-1, fill=-np.inf):
+    """What self_attention returns for the record's inputs under one mistaken formula."""
+    X, W_q, W_k, W_v = (np.asarray(a, dtype=float) for a in r.args[:4])
+    causal = bool(r.kwargs.get("causal", False))
+    Q = X @ W_q
+    K = X @ (W_q if key == "q" else W_k)
+    V = X if value == "x" else X @ W_v
+    S = Q @ K.T / {"d_k": np.sqrt(Q.shape[-1]), "d_model": np.sqrt(X.shape[-1]), "none": 1.0}[scale]
+    n = X.shape[0]
+    m = None if (mask == "none" or (mask == "flag" and not causal)) else _tri(n, "causal" if mask == "flag" else mask)
+    if m is not None and not after:
+        S = np.where(m, S, fill)
+    W = _softmax(S, axis=axis)
+    if m is not None and after:
+        W = W * m
+    return W @ V, W
+
+
+def _same(got, alt, rows=slice(None)):
+    """Both outputs of self_attention equal the mistaken ones (optionally on some rows only)."""
+    return (got is not None and all(np.shape(g) == np.shape(a) for g, a in zip(got, alt))
+            and all(close(g[rows], a[rows]) for g, a in zip(got, alt)))
+
+
+def _causal(r):
+    return _is(r, "self_attention") and bool(r.kwargs.get("causal", False))
+
+
+def _mask_record_equals(r, kind):
+    return _is(r, "causal_mask") and r.got is not None and close(r.got, _tri(int(r.args[0]), kind))
+
+
+def _upper_triangle(r):
+    if _is(r, "causal_mask"):
+        return _mask_record_equals(r, "upper")
+    return _causal(r) and _same(r.got, _variant(r, mask="upper"))
+
+
+def _true_means_blocked(r):
+    if _is(r, "causal_mask"):
+        return _mask_record_equals(r, "strict_upper")
+    if not _causal(r):
+        return False
+    if r.error is not None:  # every key of the last row blocked: nothing left to attend to
+        return False
+    # the last query sees no key at all (nan, or uniform with a -1e9 fill): compare the other rows
+    return _same(r.got, _variant(r, mask="strict_upper", fill=-1e9), rows=slice(0, -1))
+
+
+def _diagonal_excluded(r):
+    if _is(r, "causal_mask"):
+        return _mask_record_equals(r, "strict_lower")
+    if not _causal(r) or r.got is None:
+        return False
+    # the first query sees no key at all (nan, or uniform with a -1e9 fill): compare the other rows
+    return _same(r.got, _variant(r, mask="strict_lower", fill=-1e9), rows=slice(1, None))
+
+
+def _flag_ignored(r):
+    return _causal(r) and _same(r.got, _variant(r, mask="none"))
+
+
+def _wq_for_keys(r):
+    return _is(r, "self_attention") and _same(r.got, _variant(r, key="q"))
+
+
+def _no_scaling(r):
+    return _is(r, "self_attention") and _same(r.got, _variant(r, scale="none"))
+
+
+def _scaled_by_d_model(r):
+    return _is(r, "self_attention") and _same(r.got, _variant(r, scale="d_model"))
+
+
+def _masked_after_softmax(r):
+    return _causal(r) and _same(r.got, _variant(r, after=True))
+
+
+def _softmax_over_queries(r):
+    return _is(r, "self_attention") and _same(r.got, _variant(r, axis=0))
+
+
+def _values_not_projected(r):
+    return _is(r, "self_attention") and _same(r.got, _variant(r, value="x"))
+
+
+MISTAKES = [
+    Mistake("causal_upper_triangle",
+            "the causal mask lets each token see the FUTURE: it is True where j >= i (the upper "
+            "triangle), so query i attends to later tokens and never to earlier ones. A decoder "
+            "may only look back: the mask must be True where j <= i, the lower triangle with the "
+            "diagonal, `np.tril(np.ones((n, n), dtype=bool))`.",
+            _upper_triangle),
+    Mistake("causal_true_means_blocked",
+            "the causal mask is inverted: it is True where j > i, the positions to BLOCK (the "
+            "convention of some libraries). In this book True means 'this query may attend to this "
+            "key', so the mask must be True where j <= i: `np.tril(np.ones((n, n), dtype=bool))`.",
+            _true_means_blocked),
+    Mistake("causal_diagonal_excluded",
+            "the diagonal is excluded from the causal mask (True only where j < i): a token cannot "
+            "attend to itself, and the first token has no visible key at all, so its weights are "
+            "nan (or uniform). Include the diagonal: True where j <= i, `np.tril(..., k=0)`.",
+            _diagonal_excluded),
+    Mistake("mask_not_boolean",
+            "the mask holds numbers (0 and 1), not booleans: `~mask` and `np.where(mask, ...)` then "
+            "do not mean what you expect, and the contract asks for a bool array. Build it with "
+            "`dtype=bool`, for example `np.tril(np.ones((n, n), dtype=bool))`.",
+            lambda r: False),  # checked directly on the dtype in check_causal_mask
+    Mistake("causal_flag_ignored",
+            "with `causal=True` the weights are not masked: every query still attends to later "
+            "tokens. When `causal` is True, replace the scores where the causal mask is False by "
+            "`-np.inf` (for example `np.where(causal_mask(n), scores, -np.inf)`) before the softmax.",
+            _flag_ignored),
+    Mistake("wq_for_keys",
+            "the keys are computed with `W_q`: `K = X @ W_q` makes the scores `Q Q^T`, a symmetric "
+            "matrix, so query i and query j always score each other alike. Queries, keys and values "
+            "each have their own matrix: `Q = X @ W_q`, `K = X @ W_k`, `V = X @ W_v`.",
+            _wq_for_keys),
+    Mistake("no_scaling",
+            "the scores are not scaled: divide `Q @ K.T` by `sqrt(d_k)`, where `d_k = W_q.shape[1]` "
+            "is the length of a query (chapter 6). Without it the softmax saturates as d_k grows.",
+            _no_scaling),
+    Mistake("scaled_by_d_model",
+            "the scores are divided by `sqrt(d_model)` (the width of X), not by `sqrt(d_k)`. The "
+            "scale is the length of the vectors in the dot product, the query and key length "
+            "`d_k = W_q.shape[1]`.",
+            _scaled_by_d_model),
+    Mistake("masked_after_softmax",
+            "the mask is applied after the softmax (the weights are multiplied by the mask), so the "
+            "rows no longer sum to 1. Mask the SCORES before the softmax: set the blocked scores to "
+            "`-np.inf`, then the remaining weights are renormalised automatically.",
+            _masked_after_softmax),
+    Mistake("softmax_over_queries",
+            "the softmax runs over the queries (axis 0), so each COLUMN of the weights sums to 1. "
+            "In the row convention each query's row sums to 1: use `axis=-1`. In self-attention "
+            "the weight matrix is square, so this mistake changes no shape.",
+            _softmax_over_queries),
+    Mistake("values_not_projected",
+            "the values are the rows of X itself: the output mixes `X`, not `V = X @ W_v`. Project "
+            "the values with their own matrix; the output then has d_v columns.",
+            _values_not_projected),
+]
+
+
+# --------------------------------------------------------------------------- checks
+def _ref():
+    return reference(ASSIGNMENT)
+
+
+def _masked_weights_zero(record):
+    weights = record.got[1]
+    blocked = ~_tri(weights.shape[-1], "causal")
+    if record.kwargs.get("causal") and np.any(weights[blocked] != 0):
+        return ("masked weights must be exactly 0 (a weight of a later token is not 0). Set the "
+                "blocked scores to -np.inf (or a very large negative number) before the softmax.")
+    return None
+
+
+def _call_self_attention(self_attention, X, W_q, W_k, W_v, causal=None):
+    kwargs = {} if causal is None else {"causal": causal}
+    want = _ref().self_attention(X, W_q, W_k, W_v, **kwargs)
+    record = attempt(self_attention, "self_attention", (X, W_q, W_k, W_v), kwargs, want=want,
+                     arg_names=("X", "W_q", "W_k", "W_v"))
+    expect(record, MISTAKES, extra_check=_masked_weights_zero)
+    return record.got
+
+
+def _inputs(rng, n, d_model, d_k, d_v):
+    X = rng.normal(size=(n, d_model))                              # (n, d_model)
+    W_q = rng.normal(scale=0.6, size=(d_model, d_k))               # random, non-symmetric
+    W_k = rng.normal(scale=0.6, size=(d_model, d_k))
+    W_v = rng.normal(size=(d_model, d_v))
+    return X, W_q, W_k, W_v
+
+
+def check_causal_mask(causal_mask):
+    """Shapes, the lower triangle with the diagonal, and a boolean dtype."""
+    for n in (5, 8, 1):
+        record = attempt(causal_mask, "causal_mask", (n,), want=_ref().causal_mask(n), arg_names=("n",))
+        expect(record, MISTAKES)
+    mask = np.asarray(causal_mask(6))
+    if mask.dtype != bool:
+        raise AssertionError(f"causal_mask(n=6) returned dtype {mask.dtype}: "
+                             f"{message_of(MISTAKES, 'mask_not_boolean')}")
+    assert mask[3, 3] and mask[3, 0] and not mask[3, 4], (
+        "causal_mask(6): row i must be True at columns 0..i and False after i")
+
+
+def check_self_attention(self_attention):
+    """No mask: random non-square projections, rows sum to 1, permutation equivariance."""
+    rng = np.random.default_rng(701)
+    for n, d_model, d_k, d_v in [(6, 5, 3, 4), (4, 7, 2, 6)]:
+        X, W_q, W_k, W_v = _inputs(rng, n, d_model, d_k, d_v)
+        out, weights = _call_self_attention(self_attention, X, W_q, W_k, W_v)
+        assert np.allclose(weights.sum(axis=-1), 1.0), "self_attention: each row of the weights must sum to 1"
+    _call_self_attention(self_attention, X, W_q, W_k, W_v, causal=False)
+    # Permuting the tokens permutes the outputs the same way (no positions without a mask).
+    perm = rng.permutation(n)
+    out_p, weights_p = _call_self_attention(self_attention, X[perm], W_q, W_k, W_v)
+    assert np.allclose(out_p, out[perm], rtol=1e-4, atol=1e-6), (
+        "self_attention: permuting the rows of X must permute the rows of the output the same way")
+    assert np.allclose(weights_p, weights[perm][:, perm], rtol=1e-4, atol=1e-6), (
+        "self_attention: permuting the rows of X must permute both axes of the weights")
+
+
+def check_self_attention_causal(self_attention):
+    """causal=True: the future gets weight exactly 0, the first token sees only itself,
+    and row i of the output does not depend on later tokens."""
+    rng = np.random.default_rng(702)
+    for n, d_model, d_k, d_v in [(6, 5, 3, 4), (5, 8, 4, 2)]:
+        X, W_q, W_k, W_v = _inputs(rng, n, d_model, d_k, d_v)
+        out, weights = _call_self_attention(self_attention, X, W_q, W_k, W_v, causal=True)
+        assert np.allclose(weights.sum(axis=-1), 1.0), "self_attention: each row of the weights must sum to 1"
+        assert np.allclose(out[0], X[0] @ W_v, rtol=1e-4, atol=1e-6), (
+            "self_attention(causal=True): the first token can only attend to itself, so its output is v_0")
+    # Changing the later tokens must not change the earlier outputs.
+    k = 3
+    X2 = X.copy()
+    X2[k:] = rng.normal(size=X2[k:].shape)
+    out2, _ = _call_self_attention(self_attention, X2, W_q, W_k, W_v, causal=True)
+    assert np.allclose(out2[:k], out[:k], rtol=1e-4, atol=1e-6), (
+        "self_attention(causal=True): the outputs of the first tokens changed when only later tokens changed")

@@ -1,0 +1,170 @@
+"""Exercise 02, the RNN encoder and the fixed-length context: hidden checks and misconceptions.
+
+The hidden test cells of ``solutions/02_seq2seq/seq2seq.ipynb`` call the
+``check_*`` functions below with the learner's ``rnn_encoder`` and
+``fixed_context``.  Inputs are random (seeded) with T, d_x and d_h all
+different and a non-symmetric recurrent matrix, so that a transposed weight,
+a missing recurrence or an extra row changes the shape or the values.  A wrong
+answer is matched against ``MISTAKES`` in order; the first symptom that fits
+names the mistake.  Every mistake has a wrong implementation in
+``tests/submissions/02_seq2seq/wrong/``.
+"""
+import numpy as np
+
+from ..checks import Mistake, attempt, close, expect
+from ..notebooks import reference
+
+
+def _ref():
+    return reference("02_seq2seq")
+
+
+def _encode(X, W_xh, W_hh, b_h, h0=None, *, transpose=False, recurrence=True, squash=True):
+    """The recurrence, and the variants that the mistakes compute."""
+    h = np.zeros(W_hh.shape[0]) if h0 is None else np.asarray(h0, dtype=float)
+    W = W_hh.T if transpose else W_hh
+    states = []
+    for x in np.asarray(X, dtype=float):
+        a = x @ W_xh + (h @ W if recurrence else 0.0) + b_h
+        h = np.tanh(a) if squash else a
+        states.append(h)
+    return np.array(states)
+
+
+def _args(record):
+    """(X, W_xh, W_hh, b_h, h0) of an rnn_encoder call."""
+    X, W_xh, W_hh, b_h, *rest = record.args
+    return X, W_xh, W_hh, b_h, (rest[0] if rest else None)
+
+
+def _is_encoder(record):
+    return record.call.startswith("rnn_encoder")
+
+
+def _encoder_variant(**variant):
+    def detect(record):
+        return _is_encoder(record) and close(record.got, _encode(*_args(record), **variant))
+    return detect
+
+
+def _h0_as_row(record):
+    if not _is_encoder(record):
+        return False
+    X, W_xh, W_hh, b_h, h0 = _args(record)
+    start = np.zeros(W_hh.shape[0]) if h0 is None else h0
+    with_start = np.vstack([start, record.want])                  # (T + 1, d_h): h0 kept as row 0
+    return close(record.got, with_start) or close(record.got, with_start[:-1])
+
+
+def _h0_ignored(record):
+    if not _is_encoder(record):
+        return False
+    X, W_xh, W_hh, b_h, h0 = _args(record)
+    return h0 is not None and close(record.got, _encode(X, W_xh, W_hh, b_h))
+
+
+def _bias_missing(record):
+    if not _is_encoder(record):
+        return False
+    X, W_xh, W_hh, b_h, h0 = _args(record)
+    return close(record.got, _encode(X, W_xh, W_hh, np.zeros_like(b_h), h0))
+
+
+def _context(reduce):
+    def detect(record):
+        return record.call.startswith("fixed_context") and close(record.got, reduce(np.asarray(record.args[0])))
+    return detect
+
+
+MISTAKES = [
+    Mistake("recurrence_missing",
+            "each state depends only on its own input: the previous state never enters the update, so "
+            "H[t] = tanh(X[t] @ W_xh + b_h). An RNN carries the past forward: "
+            "H[t] = tanh(X[t] @ W_xh + H[t-1] @ W_hh + b_h), starting from h0 (zeros when h0 is None).",
+            _encoder_variant(recurrence=False)),
+    Mistake("transposed_recurrence",
+            "the recurrent weights are used transposed (W_hh @ h, the column convention). In this book's row "
+            "convention the state is a row vector and the update is h @ W_hh: "
+            "H[t] = tanh(X[t] @ W_xh + H[t-1] @ W_hh + b_h).",
+            _encoder_variant(transpose=True)),
+    Mistake("h0_returned_as_row",
+            "the initial state h0 is returned as the first row of H. H holds one state per input step, "
+            "H[t] being the state after reading X[t], so it has shape (T, d_h): keep h0 only to compute H[0] "
+            "and do not store it.",
+            _h0_as_row),
+    Mistake("h0_ignored",
+            "the initial state h0 you were given is ignored: the encoder always starts from zeros. Use zeros "
+            "only when h0 is None; otherwise start the recurrence from h0.",
+            _h0_ignored),
+    Mistake("no_tanh",
+            "the tanh is missing: your states are a linear recurrence X[t] @ W_xh + H[t-1] @ W_hh + b_h. "
+            "Apply np.tanh to the whole sum at every step.",
+            _encoder_variant(squash=False)),
+    Mistake("bias_missing",
+            "the bias b_h is missing from the update. Add it inside the tanh at every step: "
+            "tanh(X[t] @ W_xh + H[t-1] @ W_hh + b_h).",
+            _bias_missing),
+    Mistake("first_state",
+            "you returned the FIRST encoder state H[0]. It has read only x_1; the vector a plain "
+            "encoder-decoder hands to its decoder is the state after the whole input has been read, the last "
+            "state H[-1].",
+            _context(lambda H: H[0])),
+    Mistake("mean_over_time",
+            "you returned the mean of the states over time. A plain encoder-decoder does not average its "
+            "states: its single fixed-length vector is the last state H[-1], the state after the whole input.",
+            _context(lambda H: H.mean(axis=0))),
+    Mistake("last_column",
+            "you returned the last COLUMN H[:, -1] (one feature of every state, shape (T,)). The rows of H are "
+            "the time steps, so the last state is the last ROW, H[-1], of shape (d_h,).",
+            _context(lambda H: H[:, -1])),
+    Mistake("all_states",
+            "you returned every state (shape (T, d_h)). The point of a plain encoder-decoder is that the decoder "
+            "gets ONE fixed-length vector, whatever the input length: return the last state H[-1], shape (d_h,).",
+            _context(lambda H: H)),
+]
+
+
+def _weights(rng, T, d_x, d_h):
+    X = rng.normal(size=(T, d_x))                          # (T, d_x)
+    W_xh = rng.normal(scale=0.6, size=(d_x, d_h))          # (d_x, d_h)
+    W_hh = rng.normal(scale=0.6, size=(d_h, d_h))          # (d_h, d_h), not symmetric
+    b_h = rng.normal(scale=0.5, size=d_h)                  # (d_h,)
+    return X, W_xh, W_hh, b_h
+
+
+def _expect_encoder(rnn_encoder, args):
+    names = ("X", "W_xh", "W_hh", "b_h", "h0")[:len(args)]
+    record = attempt(rnn_encoder, "rnn_encoder", args, want=_ref().rnn_encoder(*args), arg_names=names)
+    expect(record, MISTAKES)
+    return record.got
+
+
+def check_rnn_encoder(rnn_encoder):
+    """Random inputs with T, d_x and d_h all different; h0 left out or None; a single step."""
+    rng = np.random.default_rng(201)
+    for T, d_x, d_h in [(5, 3, 4), (7, 2, 6)]:
+        X, W_xh, W_hh, b_h = _weights(rng, T, d_x, d_h)
+        H = _expect_encoder(rnn_encoder, (X, W_xh, W_hh, b_h))
+        assert np.all(np.abs(H) < 1), "rnn_encoder: tanh states must lie strictly between -1 and 1"
+    X, W_xh, W_hh, b_h = _weights(rng, 6, 4, 3)
+    _expect_encoder(rnn_encoder, (X, W_xh, W_hh, b_h, None))
+    X, W_xh, W_hh, b_h = _weights(rng, 1, 3, 5)
+    _expect_encoder(rnn_encoder, (X, W_xh, W_hh, b_h))
+
+
+def check_rnn_encoder_h0(rnn_encoder):
+    """A given, non-zero initial state h0."""
+    rng = np.random.default_rng(202)
+    for T, d_x, d_h in [(4, 3, 5), (6, 5, 2)]:
+        X, W_xh, W_hh, b_h = _weights(rng, T, d_x, d_h)
+        h0 = rng.uniform(-0.9, 0.9, size=d_h)
+        _expect_encoder(rnn_encoder, (X, W_xh, W_hh, b_h, h0))
+
+
+def check_fixed_context(fixed_context):
+    """States of random encoders with T different from d_h: the result is the last state, (d_h,)."""
+    rng = np.random.default_rng(203)
+    for T, d_x, d_h in [(6, 3, 4), (3, 2, 5), (1, 2, 3)]:
+        H = _ref().rnn_encoder(*_weights(rng, T, d_x, d_h))          # (T, d_h)
+        record = attempt(fixed_context, "fixed_context", (H,), want=_ref().fixed_context(H), arg_names=("H",))
+        expect(record, MISTAKES)

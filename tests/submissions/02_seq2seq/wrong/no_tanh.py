@@ -1,0 +1,7 @@
+def rnn_encoder(X, W_xh, W_hh, b_h, h0=None):
+    h = np.zeros(W_hh.shape[0]) if h0 is None else h0
+    H = []
+    for x in X:
+        h = x @ W_xh + h @ W_hh + b_h
+        H.append(h)
+    return np.array(H)

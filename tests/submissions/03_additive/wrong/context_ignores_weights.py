@@ -1,0 +1,4 @@
+def additive_attention(s_prev, H, W_a, U_a, v_a):
+    alpha = softmax(additive_scores(s_prev, H, W_a, U_a, v_a))
+    c = H.mean(axis=0)               # summary of all the encoder states
+    return c, alpha

@@ -1,0 +1,2 @@
+def causal_mask(n):
+    return np.triu(np.ones((n, n), dtype=bool))

@@ -1,0 +1,2 @@
+def causal_mask(n):
+    return np.tril(np.ones((n, n)))
