@@ -123,18 +123,9 @@ def _visible_part(test_source):
 def engine_problems(autograded_dir):
     """Timeouts and crashed processes, read back from the autograded notebooks' error outputs."""
     names = {v: k for k, v in ERROR_NAMES.items() if k != "failed"}
-    problems = []
-    for path in sorted(autograded_dir.glob("*.ipynb")):
-        try:
-            nb = notebooks.read_notebook(path)
-        except notebooks.NotebookError:
-            continue
-        for cell in nb.cells:
-            for output in cell.get("outputs", []):
-                if output.get("output_type") == "error" and output.get("ename") in names:
-                    grade_id = notebooks.meta(cell).get("grade_id", "?")
-                    problems.append(f"{path.name}: {names[output['ename']]} in {grade_id}: {output['evalue']}")
-                    break
+    problems = [f"{path.name}: {names[ename]} in {grade_id}: {message}"
+                for path in sorted(autograded_dir.glob("*.ipynb"))
+                for grade_id, ename, message in notebooks.test_cell_errors(path) if ename in names]
     return problems[:3] + ([f"... and {len(problems) - 3} more"] if len(problems) > 3 else [])
 
 

@@ -103,6 +103,20 @@ def read_notebook(path):
     return notebook
 
 
+def test_cell_errors(path):
+    """(grade_id, ename, evalue) of each failed test cell of an autograded notebook; nothing if unreadable."""
+    try:
+        notebook = read_notebook(path)
+    except NotebookError:
+        return
+    for cell in notebook.cells:
+        if is_test_cell(cell):
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "error":
+                    yield meta(cell).get("grade_id", "?"), output.get("ename"), str(output.get("evalue", ""))
+                    break
+
+
 def source_notebooks():
     """Every exercise source notebook: solutions/<assignment>/<name>.ipynb."""
     return [SourceNotebook(p.parent.name, p) for p in sorted(SOLUTIONS.glob("*/*.ipynb"))

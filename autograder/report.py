@@ -34,24 +34,16 @@ def count_mistakes(autograded_root, assignment):
     for student in students:
         found = set()
         for path in (Path(autograded_root) / student / assignment).glob("*.ipynb"):
-            try:
-                nb = notebooks.read_notebook(path)
-            except notebooks.NotebookError:
-                continue
-            for cell in nb.cells:
-                for output in cell.get("outputs", []):
-                    if output.get("output_type") != "error" or not notebooks.is_test_cell(cell):
-                        continue
-                    message = str(output.get("evalue", ""))
-                    named = {i for i, text in mistakes.items() if text in message}
-                    if named:
-                        found |= named
-                    elif output.get("ename") != ERROR_NAMES["failed"]:
-                        found.add("(timeout or crash)")
-                    elif NOT_DONE in message:
-                        found.add("(not attempted)")
-                    else:
-                        found.add("(other wrong answer)")
+            for _, ename, message in notebooks.test_cell_errors(path):
+                named = {i for i, text in mistakes.items() if text in message}
+                if named:
+                    found |= named
+                elif ename != ERROR_NAMES["failed"]:
+                    found.add("(timeout or crash)")
+                elif NOT_DONE in message:
+                    found.add("(not attempted)")
+                else:
+                    found.add("(other wrong answer)")
         counts.update(found)
     return students, counts, {**mistakes, **extra}
 
