@@ -23,3 +23,20 @@ def site(tmp_path_factory):
     assert result.returncode == 0, log[-5000:]
     assert not re.search(r"\bWARNING\b", log), log[-5000:]
     return out / "_build" / "html"
+
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's; Playwright's own browser download is not available here
+# The flags Chromium needs here: root, no GPU, and no calls home on a closed network.
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-dev-shm-usage"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium driven by Playwright."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()

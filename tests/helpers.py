@@ -1,5 +1,7 @@
-"""Shared test helpers: build learner submissions from the release notebooks."""
+"""Shared test helpers: learner submissions, nbgrader on scratch courses, pages in a browser."""
 import ast
+import contextlib
+import re
 import copy
 import importlib
 from pathlib import Path
@@ -95,3 +97,78 @@ def course(tmp_path):
 def write_text(path, text):
     path.write_text(text)
     return path
+
+
+@contextlib.contextmanager
+def serve(folder):
+    """Serve ``folder`` over HTTP on 127.0.0.1 (a free port) while the block runs; yield its URL."""
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+
+
+# MathJax 2: resolves when its queue has typeset the page (false if MathJax is not there).
+WAIT_FOR_MATHJAX = """() => new Promise(resolve => {
+    if (!window.MathJax || !MathJax.Hub) { resolve(false); return; }
+    MathJax.Hub.Queue(() => resolve(true));
+})"""
+
+
+def open_page(browser, url):
+    """Open ``url`` with the network cut off; return (page, problems) where problems collects
+    console errors, failed requests and HTTP errors as the page loads."""
+    import re as _re
+    page = browser.new_page()
+    page.route(_re.compile(r"^(?!http://127\.0\.0\.1).*"), lambda route: route.abort())  # offline
+    problems = []
+    page.on("console", lambda m: problems.append(f"console: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"failed: {r.url}"))
+    page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+    page.goto(url, wait_until="networkidle")
+    return page, problems
+
+
+# After MathJax has run: the formulas Sphinx wrote, the ones MathJax found, its errors, and the
+# page text without code and typeset math (raw TeX left there means a formula was not typeset).
+MATH_REPORT = """() => {
+    const math = document.querySelectorAll('.math.notranslate');               // Sphinx's formulas
+    const typeset = document.querySelectorAll('script[type^="math/tex"]');     // what MathJax found
+    const errors = document.querySelectorAll('.MathJax_Error, merror, .merror');
+    const clone = document.body.cloneNode(true);
+    clone.querySelectorAll('script, style, pre, code, .MathJax_Preview, .MathJax, .MathJax_Display')
+         .forEach(e => e.remove());
+    return {math: math.length, typeset: typeset.length, errors: errors.length, text: clone.innerText};
+}"""
+
+
+def math_problems(page, at_least=0):
+    """What is wrong with the math of an open page once MathJax has run (empty: all typeset).
+
+    Sphinx marks each formula (`.math.notranslate`); a page without such marks (nbgrader
+    feedback) says how many formulas MathJax must at least have found.
+    """
+    has_mathjax = page.evaluate(WAIT_FOR_MATHJAX)
+    report = page.evaluate(MATH_REPORT)
+    problems = []
+    expected = max(report["math"], at_least)
+    if expected:  # pages without math load no MathJax
+        found_all = report["typeset"] == report["math"] if report["math"] else report["typeset"] >= at_least
+        if not has_mathjax or not found_all or report["errors"]:
+            problems.append(f"math not typeset ({ {k: v for k, v in report.items() if k != 'text'} })")
+        leftover = re.findall(r"\\\(|\\\[|\$\$|\\frac|\\operatorname|\\sum_", report["text"])
+        if leftover:
+            problems.append(f"raw TeX left: {leftover[:5]}")
+    return problems

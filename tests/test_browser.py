@@ -6,10 +6,7 @@ every internal link and anchor resolves.  The search page finds the softmax
 chapter; Japanese glyphs render (not as empty boxes); a screenshot of every
 chapter is saved in _build/screenshots/.
 """
-import functools
-import http.server
 import re
-import threading
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -17,35 +14,13 @@ import pytest
 
 import helpers
 
-CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = helpers.REPO / "_build" / "screenshots"
-# The flags Chromium needs here: root, no GPU, and no calls home on a closed network.
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 
 
 @pytest.fixture(scope="module")
 def server(site):
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield browser
-        browser.close()
+    with helpers.serve(site) as url:
+        yield url
 
 
 def pages(site):
@@ -53,54 +28,20 @@ def pages(site):
                   if not p.relative_to(site).parts[0].startswith("_"))
 
 
-# MathJax 2: wait until its queue has typeset the page, then look for leftovers.
-WAIT_FOR_MATHJAX = """() => new Promise(resolve => {
-    if (!window.MathJax || !MathJax.Hub) { resolve(false); return; }
-    MathJax.Hub.Queue(() => resolve(true));
-})"""
-MATH_REPORT = """() => {
-    const math = document.querySelectorAll('.math.notranslate');               // Sphinx's formulas
-    const typeset = document.querySelectorAll('script[type^="math/tex"]');     // what MathJax found
-    const errors = document.querySelectorAll('.MathJax_Error, merror, .merror');
-    const clone = document.body.cloneNode(true);
-    clone.querySelectorAll('script, style, pre, code, .MathJax_Preview, .MathJax, .MathJax_Display')
-         .forEach(e => e.remove());
-    return {math: math.length, typeset: typeset.length, errors: errors.length, text: clone.innerText};
-}"""
 IMAGES = """() => Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)"""
 
 
 def test_every_page_loads_cleanly_offline(site, server, browser):
-    context = browser.new_context()
-    context.route(re.compile(r"^(?!http://127\.0\.0\.1).*"), lambda route: route.abort())  # offline
     problems = []
     for name in pages(site):
-        page = context.new_page()
-        console, failed = [], []
-        page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: console.append(str(e)))
-        page.on("requestfailed", lambda r: failed.append(r.url))
-        page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-        page.goto(f"{server}/{name}", wait_until="networkidle")
+        page, seen = helpers.open_page(browser, f"{server}/{name}")
         if name != "index.html":  # index.html only redirects
-            has_mathjax = page.evaluate(WAIT_FOR_MATHJAX)
-            report = page.evaluate(MATH_REPORT)
-            if report["math"]:
-                if not has_mathjax or report["typeset"] != report["math"] or report["errors"]:
-                    problems.append(f"{name}: math not typeset ({report})")
-                leftover = re.findall(r"\\\(|\\\[|\$\$|\\frac|\\operatorname|\\sum_", report["text"])
-                if leftover:
-                    problems.append(f"{name}: raw TeX left: {leftover[:5]}")
-            broken_images = page.evaluate(IMAGES)
-            if broken_images:
-                problems.append(f"{name}: images not loaded: {broken_images}")
-        if console:
-            problems.append(f"{name}: console errors: {console[:3]}")
-        if failed:
-            problems.append(f"{name}: failed requests: {failed[:3]}")
+            seen += helpers.math_problems(page)
+            seen += [f"image not loaded: {src}" for src in page.evaluate(IMAGES)]
+        problems += [f"{name}: {problem}" for problem in seen]
         page.close()
-    context.close()
     assert problems == []
+    print(f"{len(pages(site))} pages checked")
 
 
 def test_every_internal_link_and_anchor_resolves(site):
@@ -163,7 +104,7 @@ def test_screenshot_of_every_chapter(site, server, browser):
     chapters = [n for n in pages(site) if re.match(r"book/\d\d_", n)]
     for name in chapters:
         page.goto(f"{server}/{name}", wait_until="networkidle")
-        page.evaluate(WAIT_FOR_MATHJAX)
+        page.evaluate(helpers.WAIT_FOR_MATHJAX)
         path = SCREENSHOTS / f"{Path(name).stem}.png"
         page.screenshot(path=str(path))
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

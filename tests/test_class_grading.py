@@ -111,3 +111,13 @@ def test_feedback_names_the_mistake_and_hides_the_hidden_tests(graded_class):
         assert "cdnjs" not in html and "cdn.jsdelivr" not in html
         assert 'src="../../mathjax/MathJax.js' in html
     assert (feedback / "mathjax" / "MathJax.js").exists()
+
+
+def test_feedback_math_renders_offline(graded_class, browser):
+    feedback = graded_class / "autograder" / "feedback"
+    with helpers.serve(feedback) as url:
+        page, problems = helpers.open_page(browser, f"{url}/carol/01_softmax/softmax.html")
+        problems += helpers.math_problems(page, at_least=1)
+        assert "the `axis` argument is ignored" in page.inner_text("body")
+        page.close()
+    assert problems == []

@@ -9,7 +9,7 @@
 """
 from pathlib import Path
 
-from attention.offline import copy_mathjax
+from attention.offline import ENTRY, copy_mathjax
 
 
 def _copy_mathjax_into_site(app, exception):
@@ -27,7 +27,12 @@ def _drop_thebe_scripts(app, pagename, templatename, context, doctree):
         context["script_files"] = [s for s in context["script_files"] if not _is_thebe(s)]
 
 
+def _use_local_mathjax(app, config):
+    config.mathjax_path = f"mathjax/{ENTRY}"  # relative to _static/
+
+
 def setup(app):
+    app.connect("config-inited", _use_local_mathjax)
     app.connect("build-finished", _copy_mathjax_into_site)
     app.connect("html-page-context", _drop_thebe_scripts)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
