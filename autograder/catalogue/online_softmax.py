@@ -1,0 +1,209 @@
+"""Exercise 09, online softmax attention: hidden checks and the misconception catalogue.
+
+Each hidden test cell of ``solutions/09_online_softmax/online_softmax.ipynb``
+calls one ``check_*`` function below with the learner's
+``online_softmax_attention(Q, K, V, block_size)``.  Inputs are random (seeded)
+with n != m and d != d_v, and block sizes that divide m, that leave a partial
+last block, that equal m, exceed m, or are 1.  The right answer is the naive
+softmax(Q K^T / sqrt(d)) V, which the reference solution reproduces.  A wrong
+answer is matched against ``MISTAKES`` in order: most symptoms are recognised
+by recomputing the mistaken algorithm on the same inputs and comparing.  The
+memory check measures the peak that tracemalloc sees while the learner's
+function runs (inside the learner's process when grading through the engine).
+Every mistake has a wrong implementation in ``tests/submissions/09_online_softmax/``.
+"""
+import numpy as np
+
+from ..checks import Mistake, attempt, close, expect, message_of, traced_call
+from ..notebooks import reference
+
+ARG_NAMES = ("Q", "K", "V", "block_size")
+
+
+def _ref(Q, K, V, block_size):
+    return reference("09_online_softmax").online_softmax_attention(Q, K, V, block_size)
+
+
+def _inputs(record):
+    Q, K, V, block_size = record.args
+    return np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float), int(block_size)
+
+
+def _blocks(m, block_size):
+    return [(start, min(start + block_size, m)) for start in range(0, m, block_size)]
+
+
+def _simulate(Q, K, V, block_size, *, rescale_sum=True, rescale_out=True, initial_max=-np.inf):
+    """The block algorithm with one step changed, as a learner's mistake changes it."""
+    n, d = Q.shape
+    running_max = np.full(n, float(initial_max))
+    running_sum = np.zeros(n)
+    out = np.zeros((n, V.shape[1]))
+    with np.errstate(all="ignore"):
+        for start, stop in _blocks(K.shape[0], block_size):
+            S = Q @ K[start:stop].T / np.sqrt(d)                    # (n, b)
+            new_max = np.maximum(running_max, S.max(axis=1))        # (n,)
+            correction = np.exp(running_max - new_max)              # (n,)
+            P = np.exp(S - new_max[:, None])                        # (n, b)
+            running_sum = (running_sum * correction if rescale_sum else running_sum) + P.sum(axis=1)
+            out = (out * correction[:, None] if rescale_out else out) + P @ V[start:stop]
+            running_max = new_max
+        return out / running_sum[:, None]
+
+
+def _no_scale(r):
+    Q, K, V, b = _inputs(r)
+    return close(r.got, _ref(Q * np.sqrt(Q.shape[1]), K, V, b))
+
+
+def _scale_by_d(r):
+    Q, K, V, b = _inputs(r)
+    return Q.shape[1] > 1 and close(r.got, _ref(Q / np.sqrt(Q.shape[1]), K, V, b))
+
+
+def _no_rescale(r):
+    Q, K, V, b = _inputs(r)
+    return any(close(r.got, _simulate(Q, K, V, b, rescale_sum=s, rescale_out=o))
+               for s, o in ((False, False), (True, False), (False, True)))
+
+
+def _last_block_dropped(r):
+    Q, K, V, b = _inputs(r)
+    m = K.shape[0]
+    return any(close(r.got, _ref(Q, K[:stop], V[:stop], b)) for stop in range(b, m, b))
+
+
+def _per_block_softmax(r):
+    Q, K, V, b = _inputs(r)
+    blocks = _blocks(K.shape[0], b)
+    if len(blocks) < 2:
+        return False
+    parts = [_ref(Q, K[start:stop], V[start:stop], b) for start, stop in blocks]   # each block on its own
+    return close(r.got, sum(parts)) or close(r.got, sum(parts) / len(parts))
+
+
+def _no_final_division(r):
+    Q, K, V, b = _inputs(r)
+    S = Q @ K.T / np.sqrt(Q.shape[1])
+    row_sums = np.exp(S - S.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)   # (n, 1)
+    return close(r.got, r.want * row_sums)
+
+
+def _scores(r):
+    Q, K, _, _ = _inputs(r)
+    return Q @ K.T / np.sqrt(Q.shape[1])
+
+
+def _bad_rows(r):
+    return ~np.all(np.isfinite(r.got), axis=1) & np.all(np.isfinite(r.want), axis=1)
+
+
+def _no_max_subtraction(r):
+    return r.got is not None and np.any(_bad_rows(r) & (_scores(r).max(axis=1) > 709))
+
+
+def _max_init_zero(r):
+    bad = _bad_rows(r)
+    return r.got is not None and np.any(bad) and np.all(_scores(r)[bad].max(axis=1) < -700)
+
+
+FULL_MATRIX_FIX = (
+    "process the keys block by block: hold only one (n, block_size) block of scores at a time, "
+    "with the running max and the running sum (one number per query) and the (n, d_v) output "
+    "accumulator, and never compute `Q @ K.T` for all keys at once.")
+
+MISTAKES = [
+    Mistake("modifies_input",
+            "your function changed one of its input arrays in place (for example `Q *= scale` or "
+            "`Q /= np.sqrt(d)`); inputs must never be modified. Compute a new array instead: "
+            "`scores = Q @ K_block.T / np.sqrt(d)`.",
+            lambda r: r.modified_input),
+    Mistake("full_score_matrix", FULL_MATRIX_FIX, lambda r: False),   # found by the memory check
+    Mistake("no_scale",
+            "the scores are not scaled: the result equals softmax(Q K^T) V. Divide every block of "
+            "scores by sqrt(d), where d = Q.shape[1], before taking the maximum and the exponential.",
+            _no_scale),
+    Mistake("scale_by_d",
+            "the scores are divided by d instead of sqrt(d). Scaled dot-product attention divides "
+            "Q K^T by the square root of the key dimension: `/ np.sqrt(d)`.",
+            _scale_by_d),
+    Mistake("no_rescale",
+            "the running sum and the output accumulator are not rescaled when the running max "
+            "changes. Both were computed relative to the old maximum: when a block raises it from "
+            "m_old to m_new, multiply the running sum AND the accumulated output by "
+            "exp(m_old - m_new) before adding the new block's terms.",
+            _no_rescale),
+    Mistake("last_block_dropped",
+            "the last block of keys is missing: your loop stops before the final, shorter block "
+            "when m is not a multiple of block_size (for example `range(m // block_size)`). Loop "
+            "with `for start in range(0, m, block_size)` and slice `K[start:start + block_size]`; "
+            "the last slice is simply shorter.",
+            _last_block_dropped),
+    Mistake("per_block_softmax",
+            "each block is normalised on its own: you take a separate softmax over every block and "
+            "add (or average) the block outputs. The softmax must be normalised over ALL m keys: keep "
+            "one running max and one running sum per query across the blocks and divide once, at the end.",
+            _per_block_softmax),
+    Mistake("no_final_division",
+            "the output is not normalised: you return the accumulated sum of exp(s - max) v without "
+            "dividing it by the running sum of exp(s - max). Divide each query's row by its running "
+            "sum at the end.",
+            _no_final_division),
+    Mistake("no_max_subtraction",
+            "overflow: `np.exp` of a large score is `inf`, and `inf / inf` is `nan`. Subtract the "
+            "running maximum before `np.exp` (and rescale by exp(m_old - m_new) when it changes).",
+            _no_max_subtraction),
+    Mistake("max_init_zero",
+            "the running maximum starts at 0 instead of -inf: for a query whose scores are all very "
+            "negative (below about -745), exp(score - 0) underflows to 0, the running sum stays 0 and "
+            "0 / 0 gives `nan`. Start the running maximum at `-np.inf` so that the first block sets it.",
+            _max_init_zero),
+]
+
+
+def _expect(function, Q, K, V, block_size):
+    args = (Q, K, V, block_size)
+    record = attempt(function, "online_softmax_attention", args, want=_ref(*args), arg_names=ARG_NAMES)
+    expect(record, MISTAKES)
+    return record.got
+
+
+def check_random(online_softmax_attention):
+    """Random non-square inputs; block sizes that divide m, leave a partial block, equal or exceed m, or are 1."""
+    rng = np.random.default_rng(901)
+    for n, m, d, d_v, block_size in [(5, 12, 4, 3, 4), (7, 10, 6, 2, 3), (9, 23, 8, 5, 5),
+                                     (4, 9, 5, 7, 9), (6, 5, 3, 4, 8), (3, 11, 2, 5, 1)]:
+        Q = rng.normal(scale=1.5, size=(n, d))
+        K = rng.normal(scale=1.5, size=(m, d))
+        V = rng.normal(size=(m, d_v))
+        _expect(online_softmax_attention, Q, K, V, block_size)
+
+
+def check_large_scores(online_softmax_attention):
+    """Scores of magnitude about 1000: no overflow, no 0/0, including a query whose scores are all very negative."""
+    rng = np.random.default_rng(902)
+    n, m, d, d_v = 6, 14, 4, 3
+    direction = np.ones(d) / np.sqrt(d)
+    K = rng.normal(size=(m, d)) + 40.0 * direction                  # every key points roughly along `direction`
+    Q = rng.normal(scale=30.0, size=(n, d))
+    Q[0] = -60.0 * direction                                         # all of this query's scores are below -745
+    Q[1] = 60.0 * direction                                          # all of this query's scores are above 709
+    V = rng.normal(size=(m, d_v))
+    for block_size in (4, 5):
+        _expect(online_softmax_attention, Q, K, V, block_size)
+
+
+def check_memory(online_softmax_attention):
+    """Peak memory during the call: far below one (n, m) score matrix."""
+    rng = np.random.default_rng(903)
+    n, m, d, d_v, block_size = 1024, 2048, 16, 8, 64
+    Q, K, V = rng.normal(size=(n, d)), rng.normal(size=(m, d)), rng.normal(size=(m, d_v))
+    _expect(online_softmax_attention, Q, K, V, block_size)            # right values first
+    _, peak = traced_call(online_softmax_attention, Q, K, V, block_size)
+    bound = 8 * (8 * n * block_size) + 8 * (8 * n * (d + d_v))       # a few blocks and accumulators, in bytes
+    full = 8 * n * m                                                 # one (n, m) float64 matrix
+    assert peak <= bound, (
+        f"online_softmax_attention(Q, K, V, block_size={block_size}) with Q of shape {Q.shape} and K of "
+        f"shape {K.shape}: your function built an array as large as the full (n, m) score matrix "
+        f"({peak / 1e6:.1f} MB at its peak, the bound is {bound / 1e6:.1f} MB; one (n, m) float64 matrix "
+        f"is {full / 1e6:.1f} MB): {message_of(MISTAKES, 'full_score_matrix')}")
