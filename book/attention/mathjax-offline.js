@@ -4,6 +4,7 @@
    for the TeX fonts; MathJax's reference "blank" font points at about:blank, which
    Chromium refuses with a console error, and a missing local font behaves the same. */
 MathJax.Hub.Config({
+  messageStyle: "none",                        // no "Typesetting math: 100%" box over the page
   "fast-preview": {disabled: true},            // typesets a preview with the TeX fonts
   menuSettings: {assistiveMML: false},         // its hidden MathML asks for the TeX fonts
   "HTML-CSS": {
