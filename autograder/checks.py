@@ -80,6 +80,12 @@ def describe_exception(error):
     return text
 
 
+def raised(call, error):
+    """'softmax(x) raised ValueError: ...', or 'softmax(x): stopped: ...' for a timeout or a dead
+    process (the engine marks those errors with "stopped:"; they are not the learner's exception)."""
+    return f"{call}: {error}" if error.startswith("stopped:") else f"{call} raised {error}"
+
+
 def describe(name, args, kwargs, arg_names):
     """'softmax(x, axis=0) with x of shape (4, 3)': how a call reads in a message."""
     parts, shapes = [], []
@@ -161,9 +167,7 @@ def diagnose(record, mistakes):
         except Exception:  # a symptom check that does not apply to this answer
             continue
     if record.error is not None:
-        if record.error.startswith("stopped:"):  # a timeout or a dead process, not an exception
-            return f"{record.call}: {record.error}"
-        return f"{record.call} raised {record.error}"
+        return raised(record.call, record.error)
     got = record.got if isinstance(record.got, tuple) else (record.got,)
     want = record.want if isinstance(record.want, tuple) else (record.want,)
     for index, (g, w) in enumerate(zip(got, want)):

@@ -152,8 +152,7 @@ def _failure_message(error, test_source):
         lines = test_source.splitlines()
         return f"check failed: {lines[line - 1].strip()}" if line and line <= len(lines) else "check failed"
     if isinstance(error, LearnerError):
-        text = checks.describe_exception(error)
-        return f"{error.function}: {text}" if text.startswith("stopped:") else f"{error.function} raised {text}"
+        return checks.raised(error.function, checks.describe_exception(error))
     if isinstance(error, WorkerError):
         return str(error)
     if isinstance(error, NameError):

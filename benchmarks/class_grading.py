@@ -20,8 +20,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from nbgrader.api import Gradebook
-
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 import helpers  # noqa: E402  (the tests' submission builder)
@@ -57,24 +55,8 @@ def make_course(folder, students):
     root = helpers.course(folder)
     helpers.nbgrader("generate_assignment", "01_softmax", root=root)
     for student, notebook in students.items():
-        helpers.write(notebook, root / "autograder" / "submitted" / student / "01_softmax" / "softmax.ipynb")
+        helpers.write(notebook, helpers.submitted(root, student))
     return root
-
-
-def stock_config(folder):
-    """A config folder: the course's configuration with nbgrader's own in-kernel Execute step."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "nbgrader_config.py").write_text(
-        "c = get_config()\n"
-        f"load_subconfig({str(REPO / 'autograder' / 'nbgrader_config.py')!r})\n"
-        "from nbgrader.converters import Autograde\n"
-        "c.Autograde.autograde_preprocessors = Autograde.autograde_preprocessors.make_dynamic_default()\n")
-    return folder
-
-
-def scores(root):
-    with Gradebook(f"sqlite:///{root}/gradebook.db") as gradebook:
-        return {s.student.id: s.score for s in gradebook.assignment_submissions("01_softmax")}
 
 
 def timed(command, cwd):
@@ -101,12 +83,12 @@ def main():
         course = lambda root: [f"--CourseDirectory.root={root}", f"--CourseDirectory.db_url=sqlite:///{root}/gradebook.db"]
 
         serial_s = timed([sys.executable, "-m", "nbgrader", "autograde", "01_softmax", *course(serial_root)],
-                         cwd=stock_config(work / "stock-config"))
+                         cwd=helpers.nbgrader_config_dir(work / "stock-config", stock=True))
         project_s = timed([sys.executable, "-m", "autograder", "grade", "01_softmax", "--no-progress",
                            "--course-root", str(project_root), "--db-url", f"sqlite:///{project_root}/gradebook.db"]
                           + (["--jobs", str(args.jobs)] if args.jobs else []), cwd=REPO)
 
-        serial, project = scores(serial_root), scores(project_root)
+        serial, project = helpers.gradebook_scores(serial_root), helpers.gradebook_scores(project_root)
         identical = serial == project and len(serial) == args.students
         kinds = {"full marks": sum(v == 7.0 for v in project.values()),
                  "partial": sum(0 < v < 7.0 for v in project.values()),

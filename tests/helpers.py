@@ -85,6 +85,31 @@ def nbgrader(*args, root, check=True, db_url=None):
     return result
 
 
+def submitted(root, student, name="softmax.ipynb", assignment="01_softmax"):
+    """Where a collected submission lives in the course at ``root``."""
+    return root / "autograder" / "submitted" / student / assignment / name
+
+
+def gradebook_scores(root, assignment="01_softmax"):
+    """{student: score} from the SQLite gradebook of the course at ``root``."""
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{root}/gradebook.db") as gradebook:
+        return {s.student.id: s.score for s in gradebook.assignment_submissions(assignment)}
+
+
+def nbgrader_config_dir(folder, *, stock=False, settings=()):
+    """A folder whose nbgrader_config.py loads the course's configuration, then ``settings``
+    (lines such as "c.SandboxedExecute.call_seconds = 3.0").  With ``stock``, nbgrader's own
+    autograde pipeline: each notebook runs in a Jupyter kernel, as stock nbgrader does."""
+    lines = ["c = get_config()", f"load_subconfig({str(REPO / 'autograder' / 'nbgrader_config.py')!r})", *settings]
+    if stock:
+        lines += ["from nbgrader.converters import Autograde",
+                  "c.Autograde.autograde_preprocessors = Autograde.autograde_preprocessors.make_dynamic_default()"]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "nbgrader_config.py").write_text("\n".join(lines) + "\n")
+    return folder
+
+
 def course(tmp_path):
     """A scratch course: a copy of solutions/, so tests never touch the real gradebook or release."""
     import shutil

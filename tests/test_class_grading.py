@@ -89,7 +89,7 @@ def test_autograded_part_equals_the_self_check(graded_class):
     from autograder import engine
     with Gradebook(f"sqlite:///{graded_class}/gradebook.db") as gradebook:
         for student in EXPECTED:
-            path = graded_class / "autograder" / "submitted" / student / "01_softmax" / "softmax.ipynb"
+            path = helpers.submitted(graded_class, student)
             assert engine.grade_file(path).score == gradebook.find_submission("01_softmax", student).code_score
 
 

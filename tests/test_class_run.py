@@ -66,7 +66,7 @@ BROKEN = {  # student: (what is written, score, words of the one-line reason)
 
 def _write_class(root, students):
     for student, spec in students.items():
-        folder = root / "autograder" / "submitted" / student / "01_softmax"
+        folder = helpers.submitted(root, student).parent
         folder.mkdir(parents=True, exist_ok=True)
         content = spec[0]
         if content == "renamed":
@@ -82,11 +82,6 @@ def _config(root):
     for name, value in LIMITS.items():
         setattr(config.SandboxedExecute, name, value)
     return config
-
-
-def _gradebook_scores(root):
-    with Gradebook(f"sqlite:///{root}/gradebook.db") as gradebook:
-        return {s.student.id: s.score for s in gradebook.assignment_submissions("01_softmax")}
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +108,7 @@ def test_every_submission_is_graded_or_explained_in_one_line(outcomes):
 
 
 def test_gradebook_has_every_student_once(course, outcomes):
-    scores = _gradebook_scores(course)
+    scores = helpers.gradebook_scores(course)
     assert scores == {student: outcome.score for student, outcome in outcomes.items()}
     with Gradebook(f"sqlite:///{course}/gradebook.db") as gradebook:
         assert len(gradebook.assignment_submissions("01_softmax")) == len(outcomes)
@@ -128,18 +123,13 @@ def test_rerun_gives_the_same_grades(course, outcomes):
 
 def _serial_nbgrader(root, stock):
     """`nbgrader autograde` on the whole class in one process, as nbgrader users run it."""
-    config_dir = root / ("stock-config" if stock else "project-config")
-    config_dir.mkdir(exist_ok=True)
-    lines = ["c = get_config()", f"load_subconfig({str(helpers.REPO / 'autograder' / 'nbgrader_config.py')!r})"]
-    lines += [f"c.SandboxedExecute.{name} = {value!r}" for name, value in LIMITS.items()]
-    if stock:  # nbgrader's own pipeline: the notebook runs in a Jupyter kernel
-        lines += ["from nbgrader.converters import Autograde",
-                  "c.Autograde.autograde_preprocessors = Autograde.autograde_preprocessors.make_dynamic_default()"]
-    (config_dir / "nbgrader_config.py").write_text("\n".join(lines) + "\n")
+    config_dir = helpers.nbgrader_config_dir(
+        root / ("stock-config" if stock else "project-config"), stock=stock,
+        settings=[f"c.SandboxedExecute.{name} = {value!r}" for name, value in LIMITS.items()])
     subprocess.run([sys.executable, "-m", "nbgrader", "autograde", "01_softmax", "--force",
                     f"--CourseDirectory.root={root}", f"--CourseDirectory.db_url=sqlite:///{root}/gradebook.db"],
                    cwd=config_dir, capture_output=True, text=True, timeout=900)
-    return _gradebook_scores(root)
+    return helpers.gradebook_scores(root)
 
 
 @pytest.mark.parametrize("stock", [False, True], ids=["project-engine", "stock-kernel"])
@@ -174,7 +164,7 @@ def test_sigterm_then_resume(tmp_path):
     resumed = subprocess.run(command, cwd=helpers.REPO, capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     assert f"resuming: {finished} submission(s) already graded" in resumed.stdout
-    assert _gradebook_scores(root) == {s: score for s, (_, score) in students.items()}
+    assert helpers.gradebook_scores(root) == {s: score for s, (_, score) in students.items()}
 
 
 def test_misconception_report_counts_each_student_once(course, outcomes):

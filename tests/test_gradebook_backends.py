@@ -34,7 +34,7 @@ def class_with_gradebook(request, tmp_path):
     helpers.nbgrader("generate_assignment", "01_softmax", root=root, db_url=db_url)
     for student, path in STUDENTS.items():
         helpers.write(helpers.submission("01_softmax", path.read_text()),
-                      root / "autograder" / "submitted" / student / "01_softmax" / "softmax.ipynb")
+                      helpers.submitted(root, student))
     return root, db_url
 
 
