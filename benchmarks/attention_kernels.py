@@ -43,12 +43,12 @@ from pathlib import Path
 import numpy as np
 
 try:
-    from attention.efficient import online_softmax_attention
-    from attention.functions import scaled_dot_product_attention
+    from attention.online_softmax import online_softmax_attention
+    from attention.scaled import scaled_dot_product_attention
 except ImportError:  # run from a clone without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book"))
-    from attention.efficient import online_softmax_attention
-    from attention.functions import scaled_dot_product_attention
+    from attention.online_softmax import online_softmax_attention
+    from attention.scaled import scaled_dot_product_attention
 
 N = M = 2048
 D = D_V = 64

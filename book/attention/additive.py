@@ -16,7 +16,7 @@ train the toy encoder-decoder of chapter 3 (``attention.seq2seq``).
 """
 import numpy as np
 
-from .functions import softmax
+from .softmax import softmax
 
 
 def additive_scores(s_prev, H, W_a, U_a, v_a):

@@ -23,7 +23,7 @@ and seeded, so a run is reproducible.
 import numpy as np
 
 from . import additive
-from .functions import softmax
+from .softmax import softmax
 
 
 def rnn_encoder(X, W_xh, W_hh, b_h, h0=None):

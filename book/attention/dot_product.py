@@ -1,4 +1,4 @@
-"""Luong's multiplicative attention: the dot and general scores (Luong et al. 2015, Sec. 3.1).
+"""Dot-product attention: Luong's dot score (Luong et al. 2015, Sec. 3.1), chapter 4.
 
 Row convention (one query, key or value per row), as in the rest of the book:
 
@@ -6,11 +6,11 @@ Row convention (one query, key or value per row), as in the rest of the book:
 
 ``dot_product_attention_columns`` is the one exception: it follows the column
 convention of Luong-style texts, ``V Softmax(K^T Q)`` with one vector per column.
-Chapters 4 and 5 build these functions step by step; later chapters import them.
+Chapter 4 builds these functions step by step; later chapters import them.
 """
 import numpy as np
 
-from .functions import softmax
+from .softmax import softmax
 
 
 def dot_scores(Q, K):
@@ -37,20 +37,3 @@ def dot_product_attention_columns(Q, K, V):
     """
     weights = softmax(K.T @ Q, axis=0)                         # (m, n): column i belongs to query i
     return V @ weights, weights                                # (d_v, n), (m, n)
-
-
-def general_scores(Q, K, W):
-    """General (bilinear) scores S[i, j] = k_j^T W q_i, so S = Q W^T K^T  (Luong et al. 2015, Sec. 3.1).
-
-    Q : (n, d_q), K : (m, d_k), W : (d_k, d_q)  ->  S : (n, m)
-    """
-    return Q @ W.T @ np.swapaxes(K, -1, -2)                    # (n, d_q) (d_q, d_k) (d_k, m) -> (n, m)
-
-
-def general_attention(Q, K, V, W):
-    """General attention softmax(Q W^T K^T) V, softmax over the keys (each row sums to 1).
-
-    Q : (n, d_q), K : (m, d_k), V : (m, d_v), W : (d_k, d_q)  ->  (out (n, d_v), weights (n, m))
-    """
-    weights = softmax(general_scores(Q, K, W), axis=-1)        # (n, m)
-    return weights @ V, weights                                # (n, d_v), (n, m)

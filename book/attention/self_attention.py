@@ -7,7 +7,7 @@ Masks are boolean and broadcast against the score matrix ``(..., n, m)``:
 """
 import numpy as np
 
-from .functions import scaled_dot_product_attention
+from .scaled import scaled_dot_product_attention
 
 
 def causal_mask(n):

@@ -6,7 +6,7 @@ sequence axis: ``(..., num_heads, n, d_head)``.
 """
 import numpy as np
 
-from .functions import scaled_dot_product_attention
+from .scaled import scaled_dot_product_attention
 
 
 def split_heads(X, num_heads):

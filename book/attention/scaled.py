@@ -1,14 +1,11 @@
-"""Attention building blocks that later chapters reuse (row convention: one token per row).
+"""Scaled dot-product attention (chapter 6), tuned; later chapters import it from here.
 
-Chapters teach each mechanism step by step, then import it from here so that a
-later chapter never re-types an earlier one.
-
-Both functions compute in float64 and touch the large arrays as few times as
-possible: the exponential is taken in place and no temporary of the size of the
-score matrix is made.  ``scaled_dot_product_attention`` is tuned further
-(measured by ``benchmarks/attention_kernels.py``, discussed in chapter 9).
+It computes in float64 and makes no temporary of the size of the score matrix
+beyond the weights themselves; the tuning is measured by
+``benchmarks/attention_kernels.py`` and discussed in chapter 9.
 """
 import numpy as np
+
 
 # Scores (in base 2) whose absolute value is at most this need no shift before
 # `exp2`: 2**300 ~ 2e90 cannot overflow, even summed over 1e200 keys, and
@@ -18,15 +15,6 @@ LOG2_E = 1.0 / np.log(2.0)
 # Rows of the score matrix processed together: about 512 KiB of float64 per block,
 # so the exponential, the row sums and the normalisation all run on cached data.
 BLOCK_BYTES = 1 << 19
-
-
-def softmax(x, axis=-1):
-    """Numerically stable softmax along ``axis`` (Bridle 1990); ``-inf`` gets weight 0."""
-    x = np.asarray(x, dtype=float)
-    weights = x - np.max(x, axis=axis, keepdims=True)  # a new array; the largest entry becomes 0
-    np.exp(weights, out=weights)                        # in place: every entry in [0, 1]
-    weights /= np.sum(weights, axis=axis, keepdims=True)
-    return weights
 
 
 def scaled_dot_product_attention(Q, K, V, mask=None):
