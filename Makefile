@@ -6,11 +6,13 @@ VENV   := .venv
 BIN    := $(CURDIR)/$(VENV)/bin
 # Debian packages the tests use: bubblewrap sandboxes the learner's code when grading,
 # postgresql is the shared gradebook's server, chromium and a CJK font drive the
-# browser tests of the built book (Japanese glossary terms must render).
-DEBIAN_PACKAGES := bubblewrap postgresql chromium fonts-noto-cjk
+# browser tests of the built book (Japanese glossary terms must render); graphviz
+# draws the book's diagrams, so `make book` installs it too.
+BOOK_PACKAGES  := graphviz
+DEBIAN_PACKAGES := $(BOOK_PACKAGES) bubblewrap postgresql chromium fonts-noto-cjk
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: book test debian-packages clean
+.PHONY: book test book-packages debian-packages clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,9 +20,12 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@
 
-book: $(VENV)/.installed
+book: $(VENV)/.installed book-packages
 	$(BIN)/jupyter-book build . -W -n --keep-going
 	@echo "The book is in _build/html: open _build/html/index.html in a browser."
+
+book-packages:
+	@$(MAKE) --no-print-directory debian-packages DEBIAN_PACKAGES="$(BOOK_PACKAGES)"
 
 debian-packages:
 	@missing=""; for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
