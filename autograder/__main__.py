@@ -11,9 +11,8 @@ import argparse
 import json
 import signal
 import sys
-from pathlib import Path
 
-from . import engine
+from . import course, engine
 from .notebooks import NotebookError
 
 
@@ -28,6 +27,7 @@ def _parser():
     check = commands.add_parser("check", help="grade one exercise notebook with the hidden tests")
     check.add_argument("notebook", help="path to the exercise notebook (.ipynb)")
     check.add_argument("--json", action="store_true", help="print one JSON object and nothing else")
+    check.add_argument("--course-root", help="grade against this course's source (default: the repository)")
     grade = commands.add_parser("grade", help="grade every submission of an assignment, in parallel")
     grade.add_argument("assignment", help="e.g. 01_softmax")
     grade.add_argument("--jobs", type=int, default=None, help="worker processes (default: one per core)")
@@ -59,7 +59,7 @@ def _print_report(report, path):
 def _grade_class(args):
     from . import classrun
     try:
-        config = classrun.load_config(args.course_root, args.db_url)
+        config = course.load_config(args.course_root, args.db_url)
         outcomes = classrun.grade_class(args.assignment, jobs=args.jobs, force=args.force, students=args.student,
                                         shard=args.shard, config=config, progress=not args.no_progress)
     except classrun.Interrupted as error:
@@ -73,11 +73,9 @@ def _grade_class(args):
 
 
 def _report(args):
-    from . import classrun, report
+    from . import report
     try:
-        coursedir = classrun._coursedir(classrun.load_config(args.course_root))
-        autograded = Path(coursedir.root) / coursedir.autograded_directory
-        path = report.write_report(autograded, args.assignment, autograded.parent / "reports" / args.assignment)
+        path = report.write_report(course.from_config(course.load_config(args.course_root)), args.assignment)
     except NotebookError as error:
         sys.exit(f"autograder: {error}")
     except Exception as error:
@@ -96,7 +94,8 @@ def main(argv=None):
     if args.command == "report":
         return _report(args)
     try:
-        report = engine.grade_file(args.notebook)
+        graded_course = course.course_at(args.course_root) if args.course_root else None
+        report = engine.grade_file(args.notebook, course=graded_course)
     except NotebookError as error:
         sys.exit(f"autograder: {error}")
     except Exception as error:  # never a traceback for the learner

@@ -14,11 +14,16 @@ Around it:
   deleted or edited test cells, timeouts and crashed processes are reported too;
 * a journal (``autograder/grading-log/ASSIGNMENT.jsonl``) records each finished
   student, so a run stopped by SIGTERM or Ctrl-C resumes where it stopped, and a
-  submission is graded again only when it, or the exercise, changed (``--force``
-  grades everyone again).
+  submission is graded again only when it, the hidden checks (source notebook or
+  catalogue) or the gradebook changed (``--force`` grades everyone again).
+
+The steps, one function each: ``select_submissions`` (which students),
+``plan`` (journal and inspection), ``run`` (the pool of nbgrader workers);
+``grade_class`` chains them and keeps the journal.
 """
 import dataclasses
 import hashlib
+import inspect as _inspect
 import json
 import multiprocessing
 import os
@@ -27,10 +32,9 @@ import sys
 import warnings
 from pathlib import Path
 
+from . import course as courses
 from . import notebooks
-from .preprocessors import ERROR_NAMES
-
-AUTOGRADER_DIR = Path(__file__).resolve().parent
+from .results import Kind
 
 
 class Interrupted(Exception):
@@ -50,61 +54,54 @@ class Outcome:
         return "; ".join(self.problems)
 
 
-# --------------------------------------------------------------------------- configuration
-def load_config(course_root=None, db_url=None):
-    """nbgrader's configuration from autograder/nbgrader_config.py, with optional overrides."""
-    from traitlets.config.loader import Config, PyFileConfigLoader
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(AUTOGRADER_DIR)).load_config()
-    overrides = Config()
-    if course_root:
-        overrides.CourseDirectory.root = str(Path(course_root).resolve())
-    if db_url:
-        overrides.CourseDirectory.db_url = db_url
-    config.merge(overrides)
-    return config
-
-
-def _coursedir(config):
-    from nbgrader.coursedir import CourseDirectory
-    return CourseDirectory(config=config)
+@dataclasses.dataclass
+class Task:
+    """One student's submission, inspected, waiting to be graded."""
+    student: str
+    key: str                     # what the journal compares to decide that it is already graded
+    gradable: bool
+    problems: list
 
 
 # --------------------------------------------------------------------------- inspection
-def _digest(paths):
+def _digest(parts):
     digest = hashlib.sha256()
-    for path in sorted(paths):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for name, data in sorted(parts):
+        digest.update(name.encode() + b"\0" + data + b"\0")
     return digest.hexdigest()
 
 
-def inspect(submitted, sources):
-    """(gradable, problems) for one student's submission folder."""
+def checks_fingerprint(exercise):
+    """A digest of what decides the grades: the source notebook and the catalogue module's file."""
+    catalogue = Path(_inspect.getfile(exercise.catalogue))
+    return _digest([("source", exercise.source_path.read_bytes()), ("catalogue", catalogue.read_bytes())])
+
+
+def inspect(submitted, source):
+    """(gradable, problems) for one student's submission folder, against the exercise's source notebook."""
     problems = []
     present = {p.name: p for p in submitted.glob("*.ipynb")}
-    expected = {f"{s.name}.ipynb": s for s in sources}
-    strangers = sorted(set(present) - set(expected))
-    readable = 0
-    for name, source in expected.items():
-        if name not in present:
-            if strangers:
-                problems.append(f"renamed notebook: found {', '.join(strangers)}, expected {name} "
-                                f"(graded 0; rename the file and grade again)")
-            else:
-                problems.append(f"missing notebook {name} (graded 0)")
-            continue
-        try:
-            submission = notebooks.read_notebook(present[name])
-        except notebooks.NotebookError as error:
-            problems.append(str(error).replace(str(present[name]), name))
-            continue
-        readable += 1
-        cells = {notebooks.meta(c).get("grade_id"): c for c in submission.cells if notebooks.is_test_cell(c)}
-        for test in source.tests:
-            if test.grade_id not in cells:
-                problems.append(f"{name}: test cell {test.grade_id} was deleted (the original was graded)")
-            elif cells[test.grade_id].source.strip() != _visible_part(test.source):
-                problems.append(f"{name}: test cell {test.grade_id} was edited (the original was graded)")
-    return readable > 0, problems
+    name = f"{source.name}.ipynb"
+    strangers = sorted(set(present) - {name})
+    if name not in present:
+        if strangers:
+            problems.append(f"renamed notebook: found {', '.join(strangers)}, expected {name} "
+                            f"(graded 0; rename the file and grade again)")
+        else:
+            problems.append(f"missing notebook {name} (graded 0)")
+        return False, problems
+    try:
+        submission = notebooks.read_notebook(present[name])
+    except notebooks.NotebookError as error:
+        problems.append(str(error).replace(str(present[name]), name))
+        return False, problems
+    cells = {notebooks.meta(c).get("grade_id"): c for c in submission.cells if notebooks.is_test_cell(c)}
+    for test in source.tests:
+        if test.grade_id not in cells:
+            problems.append(f"{name}: test cell {test.grade_id} was deleted (the original was graded)")
+        elif cells[test.grade_id].source.strip() != _visible_part(test.source):
+            problems.append(f"{name}: test cell {test.grade_id} was edited (the original was graded)")
+    return True, problems
 
 
 def _visible_part(test_source):
@@ -122,10 +119,12 @@ def _visible_part(test_source):
 
 def engine_problems(autograded_dir):
     """Timeouts and crashed processes, read back from the autograded notebooks' error outputs."""
-    names = {v: k for k, v in ERROR_NAMES.items() if k != "failed"}
-    problems = [f"{path.name}: {names[ename]} in {grade_id}: {message}"
-                for path in sorted(autograded_dir.glob("*.ipynb"))
-                for grade_id, ename, message in notebooks.test_cell_errors(path) if ename in names]
+    problems = []
+    for path in sorted(autograded_dir.glob("*.ipynb")):
+        for grade_id, ename, message in notebooks.test_cell_errors(path):
+            kind = Kind.from_error_name(ename)
+            if kind in (Kind.TIMEOUT, Kind.CRASHED):
+                problems.append(f"{path.name}: {kind.value} in {grade_id}: {message}")
     return problems[:3] + ([f"... and {len(problems) - 3} more"] if len(problems) > 3 else [])
 
 
@@ -140,7 +139,7 @@ def _start_worker(config):
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C goes to the parent, which decides
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler must not be inherited
     warnings.simplefilter("ignore")  # nbgrader 0.9 on SQLAlchemy 2 warns about its own autoflush
-    _API = NbGraderAPI(coursedir=_coursedir(config), config=config)
+    _API = NbGraderAPI(coursedir=courses.coursedir(config), config=config)
 
 
 def _autograde(assignment, student):
@@ -152,7 +151,7 @@ def _autograde(assignment, student):
     return student, error
 
 
-# --------------------------------------------------------------------------- the run
+# --------------------------------------------------------------------------- the gradebook
 def _scores(gradebook, assignment, student):
     try:
         submission = gradebook.find_submission(assignment, student)
@@ -172,6 +171,7 @@ def _record_unreadable(gradebook, assignment, student):
             gradebook.add_submission(assignment, student)
 
 
+# --------------------------------------------------------------------------- the run, step by step
 def _shard(names, shard):
     """The K-th of N shares ("K/N", K from 1) of the sorted names: disjoint, and together all."""
     try:
@@ -182,91 +182,111 @@ def _shard(names, shard):
     return [name for index, name in enumerate(sorted(names)) if index % n == k - 1]
 
 
-def grade_class(assignment, *, jobs=None, force=False, students=None, shard=None, config=None, progress=True,
-                out=sys.stdout):
-    """Grade every submission of ``assignment``; return the list of Outcome."""
-    from nbgrader.api import Gradebook
-    from tqdm import tqdm
-
-    config = config or load_config()
-    coursedir = _coursedir(config)
-    sources = [s for s in notebooks.source_notebooks() if s.assignment == assignment]
-    if not sources:
-        raise notebooks.NotebookError(f"no exercise named {assignment!r} in {notebooks.SOLUTIONS}")
-    submitted_root = Path(coursedir.root) / coursedir.submitted_directory
-    folders = {p.parent.name: p for p in sorted(submitted_root.glob(f"*/{assignment}")) if p.is_dir()}
+def select_submissions(course, assignment, students=None, shard=None):
+    """{student: submitted folder} of the assignment, narrowed to ``students`` and to a shard."""
+    folders = {p.parent.name: p for p in sorted(course.submitted.glob(f"*/{assignment}")) if p.is_dir()}
     if students:
         folders = {s: f for s, f in folders.items() if s in set(students)}
     if shard:
         folders = {s: folders[s] for s in _shard(folders, shard)}
+    return folders
 
-    # autograder/grading-log/, beside autograder/autograded/
-    journal_path = (Path(coursedir.root) / coursedir.autograded_directory).parent / "grading-log" / f"{assignment}.jsonl"
-    journal_path.parent.mkdir(parents=True, exist_ok=True)
-    done = {} if force else _read_journal(journal_path)
-    source_digest = _digest([s.path for s in sources])
 
-    outcomes, todo = [], []
-    with Gradebook(coursedir.db_url) as gradebook:
+def journal_path(course, assignment):
+    return course.grading_log / f"{assignment}.jsonl"
+
+
+def plan(course, exercise, folders, *, force=False):
+    """(outcomes already in the journal, Tasks to grade): unchanged submissions are not graded again.
+
+    A submission's key covers its notebooks, the hidden checks (source notebook and
+    catalogue) and the gradebook it goes to, so a change to any of them regrades it.
+    """
+    from nbgrader.api import Gradebook
+    done = {} if force else _read_journal(journal_path(course, exercise.assignment))
+    checks = checks_fingerprint(exercise) + course.gradebook_url
+    outcomes, tasks = [], []
+    with Gradebook(course.gradebook_url) as gradebook:
         for student, folder in folders.items():
-            key = _digest(list(folder.glob("*.ipynb"))) + source_digest
-            if student in done and done[student]["key"] == key:
-                outcomes.append(Outcome(student, done[student]["graded"], done[student]["score"],
-                                        done[student]["max_score"], done[student]["problems"]))
+            key = _digest([(p.name, p.read_bytes()) for p in folder.glob("*.ipynb")] + [("checks", checks.encode())])
+            entry = done.get(student)
+            if entry is not None and entry["key"] == key:
+                outcomes.append(Outcome(student, entry["graded"], entry["score"], entry["max_score"],
+                                        entry["problems"]))
                 continue
-            gradable, problems = inspect(folder, sources)
+            gradable, problems = inspect(folder, exercise.source)
             gradebook.update_or_create_student(student)  # before the workers: no race to create it
-            todo.append((student, key, gradable, problems))
+            tasks.append(Task(student, key, gradable, problems))
+    return outcomes, tasks
 
-    if done and outcomes:
-        print(f"resuming: {len(outcomes)} submission(s) already graded, {len(todo)} to go", file=out)
-    interrupted = False
-    jobs = max(1, min(jobs or os.cpu_count() or 1, sum(1 for t in todo if t[2]) or 1))
+
+def run(course, config, assignment, tasks, *, jobs=None, on_done):
+    """Grade ``tasks`` with a pool of nbgrader workers; ``on_done(outcome, key)`` for each one."""
+    from nbgrader.api import Gradebook
+    jobs = max(1, min(jobs or os.cpu_count() or 1, sum(1 for t in tasks if t.gradable) or 1))
     pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_start_worker, initargs=(config,))
     previous = signal.signal(signal.SIGTERM, _raise_interrupted)
-    bar = tqdm(total=len(folders), initial=len(outcomes), unit="submission", desc=assignment,
-               file=sys.stderr, disable=not progress, mininterval=0.5)
     try:
         pending = {}
-        with Gradebook(coursedir.db_url) as gradebook, open(journal_path, "a") as journal:
-            for student, key, gradable, problems in todo:
-                if gradable:
-                    pending[student] = (key, problems, pool.apply_async(_autograde, (assignment, student)))
+        with Gradebook(course.gradebook_url) as gradebook:
+            for task in tasks:
+                if task.gradable:
+                    pending[task.student] = (task, pool.apply_async(_autograde, (assignment, task.student)))
                 else:
-                    _record_unreadable(gradebook, assignment, student)
-                    outcome = Outcome(student, False, *_scores(gradebook, assignment, student), problems)
-                    _finish(outcome, key, journal, outcomes, bar)
-            for student, (key, problems, result) in pending.items():
+                    _record_unreadable(gradebook, assignment, task.student)
+                    on_done(Outcome(task.student, False, *_scores(gradebook, assignment, task.student),
+                                    task.problems), task.key)
+            for student, (task, result) in pending.items():
                 _, error = result.get()
-                autograded = Path(coursedir.root) / coursedir.autograded_directory / student / assignment
-                problems = problems + ([f"nbgrader could not grade it: {error}"] if error else [])
-                problems += engine_problems(autograded)
-                outcome = Outcome(student, error is None, *_scores(gradebook, assignment, student), problems)
-                _finish(outcome, key, journal, outcomes, bar)
+                problems = task.problems + ([f"nbgrader could not grade it: {error}"] if error else [])
+                problems += engine_problems(course.autograded / student / assignment)
+                on_done(Outcome(student, error is None, *_scores(gradebook, assignment, student), problems),
+                        task.key)
     except (Interrupted, KeyboardInterrupt):
-        interrupted = True
         pool.terminate()
+        raise Interrupted() from None
     else:
         pool.close()
     finally:
         pool.join()
-        bar.close()
         signal.signal(signal.SIGTERM, previous)
-    if interrupted:
-        raise Interrupted(f"interrupted after {len(outcomes)} of {len(folders)} submissions; "
-                          f"run the same command again to resume")
+
+
+def grade_class(assignment, *, jobs=None, force=False, students=None, shard=None, config=None, progress=True,
+                out=sys.stdout):
+    """Grade every submission of ``assignment``; return the list of Outcome."""
+    from tqdm import tqdm
+
+    config = config or courses.load_config()
+    course = courses.from_config(config)
+    exercise = course.exercise(assignment)
+    folders = select_submissions(course, assignment, students, shard)
+    outcomes, tasks = plan(course, exercise, folders, force=force)
+    if outcomes:
+        print(f"resuming: {len(outcomes)} submission(s) already graded, {len(tasks)} to go", file=out)
+
+    path = journal_path(course, assignment)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    bar = tqdm(total=len(folders), initial=len(outcomes), unit="submission", desc=assignment,
+               file=sys.stderr, disable=not progress, mininterval=0.5)
+    with open(path, "a") as journal:
+        def finished(outcome, key):
+            outcomes.append(outcome)
+            journal.write(json.dumps({"student": outcome.student, "key": key, **dataclasses.asdict(outcome)}) + "\n")
+            journal.flush()
+            bar.update(1)
+        try:
+            run(course, config, assignment, tasks, jobs=jobs, on_done=finished)
+        except Interrupted:
+            raise Interrupted(f"interrupted after {len(outcomes)} of {len(folders)} submissions; "
+                              f"run the same command again to resume") from None
+        finally:
+            bar.close()
     return sorted(outcomes, key=lambda o: o.student)
 
 
 def _raise_interrupted(signum, frame):
     raise Interrupted()
-
-
-def _finish(outcome, key, journal, outcomes, bar):
-    outcomes.append(outcome)
-    journal.write(json.dumps({"student": outcome.student, "key": key, **dataclasses.asdict(outcome)}) + "\n")
-    journal.flush()
-    bar.update(1)
 
 
 def _read_journal(path):

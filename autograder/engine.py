@@ -13,7 +13,6 @@ Learner code therefore never shares a process with the tests, the reference
 solution or the scores.  If the worker dies, it is restarted for the next test.
 """
 import contextlib
-import dataclasses
 import io
 import time
 import traceback
@@ -21,47 +20,9 @@ import traceback
 import numpy as np
 
 from . import checks, notebooks
+from .course import default_course
+from .results import STOPPED, CellRun, Kind, Report, TestResult
 from .sandbox import Limits, RemoteError, Worker, WorkerError, WorkerTimeout
-
-
-@dataclasses.dataclass
-class TestResult:
-    grade_id: str
-    score: float
-    max_score: float
-    passed: bool
-    message: str
-    kind: str = "passed"   # passed | failed | timeout (too slow) | crashed (the worker died)
-
-
-@dataclasses.dataclass
-class CellRun:
-    index: int           # position of the cell in the submission
-    first_line: str      # how the learner recognises the cell
-    error: str | None    # "NameError: ..." if the cell raised
-    output: str          # what it printed (truncated)
-
-
-@dataclasses.dataclass
-class Report:
-    assignment: str
-    notebook: str
-    tests: list
-    cells: list
-
-    @property
-    def score(self):
-        return sum(t.score for t in self.tests)
-
-    @property
-    def max_score(self):
-        return sum(t.max_score for t in self.tests)
-
-    def as_json(self, notebook_path):
-        return {"assignment": self.assignment, "notebook": str(notebook_path),
-                "score": self.score, "max_score": self.max_score,
-                "tests": [{"grade_id": t.grade_id, "score": t.score, "max_score": t.max_score,
-                           "passed": t.passed, "message": t.message} for t in self.tests]}
 
 
 class _Session:
@@ -127,7 +88,7 @@ class _Proxy:
         except RemoteError as error:
             raise LearnerError(self.__name__, str(error)) from None
         except WorkerError as error:
-            raise LearnerError(self.__name__, f"stopped: {error}") from None
+            raise LearnerError(self.__name__, f"{STOPPED} {error}") from None
 
     def __repr__(self):
         return f"<your function {self.__name__}>"
@@ -160,8 +121,9 @@ def _failure_message(error, test_source):
     return f"{type(error).__name__}: {error}".splitlines()[0]
 
 
-def run_tests(source, submission, limits=Limits()):
-    """Grade ``submission`` (a NotebookNode) against ``source`` (a SourceNotebook)."""
+def run_tests(exercise, submission, limits=Limits()):
+    """Grade ``submission`` (a NotebookNode) against the source notebook of ``exercise``."""
+    source = exercise.source
     session = _Session(notebooks.learner_cells(submission), limits)
     results = []
     deadline = time.monotonic() + limits.total_seconds
@@ -170,35 +132,39 @@ def run_tests(source, submission, limits=Limits()):
             session.ensure_started()
         except WorkerError:
             pass  # every test below fails with the same reason
-        for test in source.tests:
-            namespace = {"__name__": "__autograder_test__", "np": np}
-            namespace.update({name: _Proxy(session, name) for name in source.functions})
-            seen = len(session.incidents)
-            try:
-                if session.fatal:
-                    raise session.fatal
-                if time.monotonic() > deadline:
-                    raise WorkerTimeout(f"grading stopped: the whole notebook took more than "
-                                        f"{limits.total_seconds:g} s")
-                with contextlib.redirect_stdout(io.StringIO()):  # test cells may print
-                    exec(compile(test.source, f"<test {test.grade_id}>", "exec"), namespace)
-            except Exception as error:
-                if isinstance(error, WorkerError):
-                    session.incidents.append(error)
-                incident = session.incidents[seen] if len(session.incidents) > seen else None
-                kind = ("timeout" if isinstance(incident, WorkerTimeout) else
-                        "crashed" if incident is not None else "failed")
-                results.append(TestResult(test.grade_id, 0.0, test.points, False,
-                                          _failure_message(error, test.source), kind))
-            else:
-                results.append(TestResult(test.grade_id, test.points, test.points, True, ""))
+        with checks.grading(exercise):
+            for test in source.tests:
+                results.append(_run_test(test, source.functions, session, deadline, limits))
     finally:
         session.close()
     return Report(source.assignment, source.name, results, session.runs or [])
 
 
-def grade_file(path, limits=Limits()):
-    """Self-check: read a notebook file, recognise its exercise and grade it."""
-    submission = notebooks.read_notebook(path)
-    return run_tests(notebooks.identify(submission), submission, limits)
+def _run_test(test, functions, session, deadline, limits):
+    """Run one test cell of the source with proxies for the learner's ``functions``."""
+    namespace = {"__name__": "__autograder_test__", "np": np}
+    namespace.update({name: _Proxy(session, name) for name in functions})
+    seen = len(session.incidents)
+    try:
+        if session.fatal:
+            raise session.fatal
+        if time.monotonic() > deadline:
+            raise WorkerTimeout(f"grading stopped: the whole notebook took more than "
+                                f"{limits.total_seconds:g} s")
+        with contextlib.redirect_stdout(io.StringIO()):  # test cells may print
+            exec(compile(test.source, f"<test {test.grade_id}>", "exec"), namespace)
+    except Exception as error:
+        if isinstance(error, WorkerError):
+            session.incidents.append(error)
+        incident = session.incidents[seen] if len(session.incidents) > seen else None
+        kind = (Kind.TIMEOUT if isinstance(incident, WorkerTimeout) else
+                Kind.CRASHED if incident is not None else Kind.FAILED)
+        return TestResult(test.grade_id, 0.0, test.points, _failure_message(error, test.source), kind)
+    return TestResult(test.grade_id, test.points, test.points, "")
 
+
+def grade_file(path, limits=Limits(), course=None):
+    """Self-check: read a notebook file, recognise its exercise in ``course`` and grade it."""
+    submission = notebooks.read_notebook(path)
+    course = course or default_course()
+    return run_tests(course.identify(submission), submission, limits)

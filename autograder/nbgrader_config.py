@@ -1,11 +1,8 @@
 """nbgrader configuration of the course.  Run every nbgrader command from this folder.
 
-Layout (course root = the repository root):
-  solutions/<assignment>/   nbgrader source: solutions and hidden tests (hand-edited)
-  exercises/<assignment>/   release, written by `nbgrader generate_assignment` (never edited)
-  autograder/submitted/<student>/<assignment>/   collected submissions   (git-ignored)
-  autograder/autograded/..., autograder/feedback/...                      (git-ignored)
-  autograder/gradebook.db   SQLite gradebook                              (git-ignored)
+The course root is the repository root (``--CourseDirectory.root`` or
+``python -m autograder ... --course-root`` choose another); the layout under it
+is the one of ``autograder/course.py``, whose docstring lists every folder.
 
 `nbgrader autograde` does not execute submissions in a Jupyter kernel here: the
 project's engine (autograder.preprocessors.SandboxedExecute) runs the learner's
@@ -21,7 +18,8 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPrep
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests,
                                     GetGrades, IgnorePattern, LimitOutput, SaveAutoGrades)
 
-from attention.offline import copy_mathjax
+from autograder import course
+from autograder.mathjax import copy_mathjax
 from autograder.preprocessors import SandboxedExecute
 
 HERE = Path(__file__).resolve().parent
@@ -29,20 +27,17 @@ c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
 
 c.CourseDirectory.course_id = "attention-book"
 c.CourseDirectory.root = str(HERE.parent)
-c.CourseDirectory.source_directory = "solutions"
-c.CourseDirectory.release_directory = "exercises"
-c.CourseDirectory.submitted_directory = "autograder/submitted"
-c.CourseDirectory.autograded_directory = "autograder/autograded"
-c.CourseDirectory.feedback_directory = "autograder/feedback"
+for setting, folder in course.LAYOUT.items():
+    setattr(c.CourseDirectory, setting, folder)
 # Several graders or machines can share one PostgreSQL gradebook instead:
 #   ATTENTION_GRADEBOOK_URL=postgresql://user@host/gradebook
-c.CourseDirectory.db_url = os.environ.get("ATTENTION_GRADEBOOK_URL", f"sqlite:///{HERE / 'gradebook.db'}")
+c.CourseDirectory.db_url = os.environ.get(course.GRADEBOOK_URL_VARIABLE, f"sqlite:///{HERE.parent / course.GRADEBOOK}")
 
 # LMS import with `nbgrader zip_collect ASSIGNMENT`: put the zip the LMS exports in
 # autograder/downloaded/ASSIGNMENT/archive/.  File names as Canvas writes them,
 # <student>_[late_]<user id>_<submission id>_<notebook>[-<resubmission>].ipynb;
 # for another LMS change this one expression.
-c.ZipCollectApp.downloaded_directory = "autograder/downloaded"
+c.ZipCollectApp.downloaded_directory = course.DOWNLOADED
 c.ZipCollectApp.collector_plugin = "nbgrader.plugins.FileNameCollectorPlugin"
 c.FileNameCollectorPlugin.named_regexp = (
     r".*/(?P<student_id>[^/_]+)_(?:late_)?\d+_\d+_(?P<file_id>[^/]+?)(?:-\d+)?\.ipynb$")

@@ -1,21 +1,18 @@
 """Reading exercise notebooks: which cells are tests, which are the learner's code.
 
-The source notebooks in ``solutions/`` are trusted: the tests, their points and
-the reference solution all come from there (nbgrader's gradebook holds the
-same copy).  A submission contributes only its code cells; its test cells,
+The source notebooks of a course (``solutions/``, see ``course.py``) are
+trusted: the tests, their points and the reference solution all come from there
+(nbgrader's gradebook holds the same copy).  A submission contributes only its code cells; its test cells,
 edited or deleted, are ignored, because the tests that run are the source's.
 """
 import ast
 import functools
 import json
+import types
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-SOLUTIONS = REPO_ROOT / "solutions"
-
 
 class NotebookError(Exception):
     """A file that cannot be graded; ``str()`` is a one-line reason for the learner."""
@@ -48,7 +45,7 @@ class SourceNotebook:
 
     @property
     def grade_ids(self):
-        return {meta(c)["grade_id"] for c in self.notebook.cells if "grade_id" in meta(c)}
+        return grade_ids(self.notebook)
 
     @property
     def functions(self):
@@ -59,9 +56,23 @@ class SourceNotebook:
                 names += [node.name for node in ast.parse(cell.source).body if isinstance(node, ast.FunctionDef)]
         return names
 
+    @functools.cached_property
+    def reference(self):
+        """The reference solution: a namespace holding what the notebook's non-test code cells define."""
+        namespace = {"__name__": f"reference_{self.assignment}"}
+        for cell in self.notebook.cells:
+            if cell.cell_type == "code" and not is_test_cell(cell):
+                exec(compile(cell.source, f"<{self.path.name} reference>", "exec"), namespace)
+        return types.SimpleNamespace(**namespace)
+
 
 def meta(cell):
     return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def grade_ids(notebook):
+    """The nbgrader cell ids of a notebook."""
+    return {meta(c)["grade_id"] for c in notebook.cells if "grade_id" in meta(c)}
 
 
 def is_test_cell(cell):
@@ -117,36 +128,6 @@ def test_cell_errors(path):
                     break
 
 
-def source_notebooks():
-    """Every exercise source notebook: solutions/<assignment>/<name>.ipynb."""
-    return [SourceNotebook(p.parent.name, p) for p in sorted(SOLUTIONS.glob("*/*.ipynb"))
-            if ".ipynb_checkpoints" not in p.parts]
-
-
-def source_for(assignment, notebook_name):
-    path = SOLUTIONS / assignment / f"{notebook_name}.ipynb"
-    if not path.exists():
-        raise NotebookError(f"no exercise {assignment}/{notebook_name}.ipynb in {SOLUTIONS}")
-    return SourceNotebook(assignment, path)
-
-
-def identify(submission):
-    """The source notebook a submission was released from, found by its nbgrader cell ids.
-
-    A renamed file is still recognised; a notebook without the exercise's cells is not.
-    """
-    ids = {meta(c)["grade_id"] for c in submission.cells if "grade_id" in meta(c)}
-    best, overlap = None, 0
-    for source in source_notebooks():
-        shared = len(ids & source.grade_ids)
-        if shared > overlap:
-            best, overlap = source, shared
-    if best is None:
-        raise NotebookError("this notebook is not one of the book's exercises "
-                            "(it has none of their graded cells); open the one under exercises/")
-    return best
-
-
 def learner_cells(submission):
     """(index, Python source) for every code cell of the submission that is not a test cell.
 
@@ -163,21 +144,3 @@ def learner_cells(submission):
             except Exception:  # leave it to Python to report the syntax error
                 cells.append((index, cell.source))
     return cells
-
-
-@functools.lru_cache(maxsize=None)
-def reference(assignment):
-    """The reference solution of an assignment, executed from its source notebook's solution cells."""
-    (source,) = [s for s in source_notebooks() if s.assignment == assignment] or [None]
-    if source is None:
-        raise NotebookError(f"no source notebook for {assignment}")
-    namespace = {"__name__": f"reference_{assignment}"}
-    for cell in source.notebook.cells:
-        if cell.cell_type == "code" and not is_test_cell(cell):
-            exec(compile(cell.source, f"<{source.path.name} reference>", "exec"), namespace)
-    return _Namespace(namespace)
-
-
-class _Namespace:
-    def __init__(self, names):
-        self.__dict__.update(names)

@@ -7,11 +7,8 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, Integer
 
 from . import engine, notebooks
+from .course import Course
 from .sandbox import Limits
-
-# The error name a failed test cell carries in the autograded notebook; the
-# class run reads it back to report timeouts and crashes for each student.
-ERROR_NAMES = {"failed": "TestFailed", "timeout": "Timeout", "crashed": "ProcessDied"}
 
 
 class SandboxedExecute(NbGraderPreprocessor):
@@ -36,10 +33,24 @@ class SandboxedExecute(NbGraderPreprocessor):
         return Limits(**{field.name: getattr(self, field.name) for field in dataclasses.fields(Limits)
                          if self.has_trait(field.name)})
 
+    def course(self):
+        """The course nbgrader is grading: its converter's CourseDirectory (configured root, --course-root)."""
+        owner = self.parent
+        while owner is not None and getattr(owner, "coursedir", None) is None:
+            owner = getattr(owner, "parent", None)
+        if owner is None:
+            from nbgrader.coursedir import CourseDirectory
+            return Course.from_coursedir(CourseDirectory(config=self.config))
+        return Course.from_coursedir(owner.coursedir)
+
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
-        source = notebooks.source_for(info["assignment"], info["notebook"])
-        report = engine.run_tests(source, nb, self.limits())
+        exercise = self.course().exercise(info["assignment"])
+        if info["notebook"] != exercise.source.name:
+            raise notebooks.NotebookError(f"{info['notebook']}.ipynb is not a notebook of {exercise.assignment} "
+                                          f"(expected {exercise.notebook})")
+        source = exercise.source
+        report = engine.run_tests(exercise, nb, self.limits())
         present = {notebooks.meta(c).get("grade_id") for c in nb.cells if notebooks.is_test_cell(c)}
         for cell in source.notebook.cells:
             if notebooks.is_test_cell(cell) and notebooks.meta(cell)["grade_id"] not in present:
@@ -53,7 +64,7 @@ class SandboxedExecute(NbGraderPreprocessor):
             grade_id = notebooks.meta(cell).get("grade_id")
             if notebooks.is_test_cell(cell) and grade_id in results:
                 result = results[grade_id]
-                cell.outputs = [] if result.passed else [_error(ERROR_NAMES[result.kind], result.message)]
+                cell.outputs = [] if result.passed else [_error(result.kind.error_name, result.message)]
             elif index in runs:
                 run = runs[index]
                 cell.outputs = ([new_output("stream", name="stdout", text=run.output)] if run.output else [])

@@ -4,43 +4,35 @@ For one assignment, how many students made each catalogued mistake, read from
 the diagnostic messages in the autograded notebooks (the messages come from
 the exercise's catalogue, so each one names exactly one mistake).  Writes a
 Markdown page with a table and a bar chart (PNG) to
-``autograder/reports/ASSIGNMENT/``, so an instructor sees what to teach again.
+``autograder/reports/ASSIGNMENT/`` of the course, so an instructor sees what to teach again.
 """
 import collections
-import importlib
 from pathlib import Path
 
 from . import notebooks
-from .preprocessors import ERROR_NAMES
-
-NOT_DONE = "not implemented yet"
-
-
-def _catalogue(source):
-    return importlib.import_module(f"autograder.catalogue.{source.name}")
+from .checks import SHARED_MISTAKES
+from .results import NOT_IMPLEMENTED, Kind
 
 
-def count_mistakes(autograded_root, assignment):
+def count_mistakes(course, assignment):
     """(students, Counter mistake id -> students, dict id -> message) for the autograded class."""
-    sources = [s for s in notebooks.source_notebooks() if s.assignment == assignment]
-    if not sources:
-        raise notebooks.NotebookError(f"no exercise named {assignment!r}")
-    mistakes = {m.id: m.message for s in sources for m in _catalogue(s).MISTAKES}
+    exercise = course.exercise(assignment)
+    mistakes = {m.id: m.message for m in (*SHARED_MISTAKES, *exercise.catalogue.MISTAKES)}
     extra = {"(not attempted)": "a function still raises NotImplementedError",
              "(timeout or crash)": "the code was stopped: too slow, endless, or it killed its process",
              "(other wrong answer)": "a failed test whose answer matches no catalogued mistake"}
     counts = collections.Counter()
-    students = sorted(p.parent.name for p in Path(autograded_root).glob(f"*/{assignment}") if p.is_dir())
+    students = sorted(p.parent.name for p in course.autograded.glob(f"*/{assignment}") if p.is_dir())
     for student in students:
         found = set()
-        for path in (Path(autograded_root) / student / assignment).glob("*.ipynb"):
+        for path in (course.autograded / student / assignment).glob("*.ipynb"):
             for _, ename, message in notebooks.test_cell_errors(path):
                 named = {i for i, text in mistakes.items() if text in message}
                 if named:
                     found |= named
-                elif ename != ERROR_NAMES["failed"]:
+                elif Kind.from_error_name(ename) is not Kind.FAILED:
                     found.add("(timeout or crash)")
-                elif NOT_DONE in message:
+                elif NOT_IMPLEMENTED in message:
                     found.add("(not attempted)")
                 else:
                     found.add("(other wrong answer)")
@@ -48,14 +40,14 @@ def count_mistakes(autograded_root, assignment):
     return students, counts, {**mistakes, **extra}
 
 
-def write_report(autograded_root, assignment, out_dir):
-    """Write misconceptions.md and misconceptions.png; return the Markdown path."""
+def write_report(course, assignment, out_dir=None):
+    """Write misconceptions.md and misconceptions.png (in the course's reports folder); return the Markdown path."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    students, counts, messages = count_mistakes(autograded_root, assignment)
-    out_dir = Path(out_dir)
+    students, counts, messages = count_mistakes(course, assignment)
+    out_dir = Path(out_dir) if out_dir else course.reports / assignment
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = sorted(messages, key=lambda i: (-counts[i], i))
     total = max(1, len(students))

@@ -20,9 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
-import helpers  # noqa: E402  (the tests' submission builder)
+from autograder import fixtures as helpers   # the submission builder the tests use too
+from autograder.course import REPO_ROOT as REPO
 
 SUBMISSIONS = REPO / "tests" / "submissions" / "01_softmax"
 BROKEN = {  # code a learner might hand in that breaks in some way, but is still a notebook
@@ -80,12 +79,12 @@ def main():
         students = synthetic_class(args.students)
         serial_root = make_course(work / "serial", students)
         project_root = make_course(work / "project", students)
-        course = lambda root: [f"--CourseDirectory.root={root}", f"--CourseDirectory.db_url=sqlite:///{root}/gradebook.db"]
+        course = lambda root: [f"--CourseDirectory.root={root}", f"--CourseDirectory.db_url={helpers.gradebook_url(root)}"]
 
         serial_s = timed([sys.executable, "-m", "nbgrader", "autograde", "01_softmax", *course(serial_root)],
                          cwd=helpers.nbgrader_config_dir(work / "stock-config", stock=True))
         project_s = timed([sys.executable, "-m", "autograder", "grade", "01_softmax", "--no-progress",
-                           "--course-root", str(project_root), "--db-url", f"sqlite:///{project_root}/gradebook.db"]
+                           "--course-root", str(project_root), "--db-url", helpers.gradebook_url(project_root)]
                           + (["--jobs", str(args.jobs)] if args.jobs else []), cwd=REPO)
 
         serial, project = helpers.gradebook_scores(serial_root), helpers.gradebook_scores(project_root)

@@ -25,8 +25,7 @@ TRACES = "attention-adversary"
 
 
 def _source(assignment):
-    (source,) = [s for s in notebooks.source_notebooks() if s.assignment == assignment]
-    return source
+    return helpers.exercise(assignment)
 
 
 def grade(assignment, code):
@@ -45,7 +44,7 @@ def test_attack_earns_nothing_extra(path, honest_scores):
     if honest not in honest_scores:
         honest_scores[honest] = grade(assignment, honest).score
     report = grade(assignment, code)
-    assert report.max_score == sum(t.points for t in _source(assignment).tests)
+    assert report.max_score == sum(t.points for t in _source(assignment).source.tests)
     assert report.score <= honest_scores[honest], [t.message for t in report.tests]
 
 

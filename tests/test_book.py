@@ -121,7 +121,7 @@ def _significant_lines(code):
 
 def _solutions():
     from autograder import notebooks
-    for source in notebooks.source_notebooks():
+    for source in (exercise.source for exercise in helpers.EXERCISES):
         for cell in source.notebook.cells:
             if cell.cell_type == "code" and notebooks.meta(cell).get("solution"):
                 body = cell.source.split("### BEGIN SOLUTION")[-1].split("### END SOLUTION")[0]

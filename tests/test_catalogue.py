@@ -2,47 +2,73 @@
 import pytest
 
 import helpers
-from autograder import engine, notebooks
+from autograder import checks, engine, notebooks
 
 WRONG = helpers.implementations("wrong")
 CORRECT = helpers.implementations("correct")
+EXERCISES = helpers.EXERCISES
 
 
 def grade(assignment, code):
-    (source,) = [s for s in notebooks.source_notebooks() if s.assignment == assignment]
-    return engine.run_tests(source, helpers.submission(assignment, code))
+    return engine.run_tests(helpers.exercise(assignment), helpers.submission(assignment, code))
+
+
+def judged_records(assignment, code):
+    """(report, every Attempt that the hidden checks judged while grading ``code``)."""
+    records = []
+    with checks.watching(records.append):
+        report = grade(assignment, code)
+    return report, records
 
 
 @pytest.mark.parametrize("assignment, path", WRONG, ids=[f"{a}/{p.stem}" for a, p in WRONG])
 def test_catalogued_mistake_loses_points_and_is_named(assignment, path):
     mistake = {m.id: m for m in helpers.catalogue(assignment).MISTAKES}[path.stem]
-    report = grade(assignment, path.read_text())
+    report, records = judged_records(assignment, path.read_text())
     failed = [t for t in report.tests if not t.passed]
     assert report.score < report.max_score, f"{path.name} earned full marks"
     assert any(mistake.message in t.message for t in failed), (
         f"no failed test names the mistake {mistake.id!r}; messages: {[t.message for t in failed]}")
+    # The name comes from the mistake's own detector, not from a message written elsewhere.
+    assert any(mistake.shown_by(record) for record in records), f"the detector of {mistake.id!r} never fired"
 
 
 @pytest.mark.parametrize("assignment, path", CORRECT, ids=[f"{a}/{p.stem}" for a, p in CORRECT])
 def test_correct_alternative_earns_full_marks(assignment, path):
-    report = grade(assignment, path.read_text())
+    report, records = judged_records(assignment, path.read_text())
     assert report.score == report.max_score > 0, [t.message for t in report.tests if not t.passed]
+    mistakes = (*helpers.catalogue(assignment).MISTAKES, *checks.SHARED_MISTAKES)
+    fired = {(m.id, r.call) for r in records for m in mistakes if m.shown_by(r)}
+    assert not fired, f"detectors fire on a correct implementation: {sorted(fired)[:5]}"
 
 
-@pytest.mark.parametrize("source", notebooks.source_notebooks(), ids=lambda s: s.assignment)
-def test_every_catalogued_mistake_has_a_wrong_implementation(source):
-    ids = {m.id for m in helpers.catalogue(source.assignment).MISTAKES}
-    kept = {p.stem for a, p in WRONG if a == source.assignment}
-    assert ids == kept, f"mistakes without a wrong implementation: {ids - kept}; files without a mistake: {kept - ids}"
-    assert len({p.stem for a, p in CORRECT if a == source.assignment}) >= 2
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.assignment)
+def test_every_catalogued_mistake_has_a_wrong_implementation(exercise):
+    mistakes = [m.id for m in exercise.catalogue.MISTAKES]
+    assert len(mistakes) == len(set(mistakes)), f"a mistake id is used twice: {mistakes}"
+    kept = {p.stem for a, p in WRONG if a == exercise.assignment}
+    assert set(mistakes) == kept, (f"mistakes without a wrong implementation: {set(mistakes) - kept}; "
+                                   f"files without a mistake: {kept - set(mistakes)}")
+    assert len({p.stem for a, p in CORRECT if a == exercise.assignment}) >= 2
 
 
-@pytest.mark.parametrize("source", notebooks.source_notebooks(), ids=lambda s: s.assignment)
-def test_reference_full_marks_and_untouched_release_zero(source):
-    assert grade(source.assignment, "\n\n".join(
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.assignment)
+def test_reference_full_marks_and_untouched_release_zero(exercise):
+    source = exercise.source
+    assert grade(exercise.assignment, "\n\n".join(
         c.source for c in source.notebook.cells
         if c.cell_type == "code" and notebooks.meta(c).get("solution"))).score == \
         sum(t.points for t in source.tests)
-    report = engine.run_tests(source, helpers.release_notebook(source.assignment))
+    report = engine.run_tests(exercise, helpers.release_notebook(exercise.assignment))
     assert report.score == 0 and report.max_score > 0
     assert all("not implemented yet" in t.message for t in report.tests), [t.message for t in report.tests]
+
+
+def test_masked_weight_not_zero_is_one_entry_wherever_masks_occur():
+    """The same catalogue entry (id and message) in every exercise whose functions take a mask."""
+    with_masks = {"06_scaled", "07_self_attention", "08_multi_head"}
+    for exercise in EXERCISES:
+        entries = [m for m in exercise.catalogue.MISTAKES if m.id == "masked_weight_not_zero"]
+        if exercise.assignment in with_masks:
+            assert [m.message for m in entries] == [checks.MASKED_WEIGHT_NOT_ZERO], exercise.assignment
+        assert all(m.message == checks.MASKED_WEIGHT_NOT_ZERO for m in entries)

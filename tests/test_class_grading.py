@@ -53,7 +53,7 @@ def graded_class(tmp_path_factory):
     _lms_zip(root / "autograder" / "downloaded" / "01_softmax" / "archive" / "submissions.zip")
     helpers.nbgrader("zip_collect", "01_softmax", root=root)
     helpers.nbgrader("autograde", "01_softmax", root=root)
-    with Gradebook(f"sqlite:///{root}/gradebook.db") as gradebook:  # grading by hand, as formgrader does
+    with Gradebook(helpers.gradebook_url(root)) as gradebook:  # grading by hand, as formgrader does
         assert {s.student.id for s in gradebook.assignment_submissions("01_softmax") if s.needs_manual_grade} == \
             {"alice", "carol"}  # the two who wrote an answer; an untouched answer cell scores 0 by itself
         for student, points in (("alice", 1.0), ("carol", 0.5)):
@@ -77,7 +77,7 @@ def test_lms_zip_is_collected(graded_class):
 
 
 def test_gradebook_holds_the_engines_and_the_manual_scores(graded_class):
-    with Gradebook(f"sqlite:///{graded_class}/gradebook.db") as gradebook:
+    with Gradebook(helpers.gradebook_url(graded_class)) as gradebook:
         for student, score in EXPECTED.items():
             submission = gradebook.find_submission("01_softmax", student)
             assert submission.score == score, student
@@ -87,7 +87,7 @@ def test_gradebook_holds_the_engines_and_the_manual_scores(graded_class):
 
 def test_autograded_part_equals_the_self_check(graded_class):
     from autograder import engine
-    with Gradebook(f"sqlite:///{graded_class}/gradebook.db") as gradebook:
+    with Gradebook(helpers.gradebook_url(graded_class)) as gradebook:
         for student in EXPECTED:
             path = helpers.submitted(graded_class, student)
             assert engine.grade_file(path).score == gradebook.find_submission("01_softmax", student).code_score

@@ -17,6 +17,7 @@ from nbgrader.api import Gradebook
 
 import helpers
 from autograder import classrun
+from autograder import course as courses
 
 WRONG = helpers.SUBMISSIONS / "01_softmax" / "wrong"
 CORRECT = helpers.SUBMISSIONS / "01_softmax" / "correct"
@@ -78,7 +79,7 @@ def _write_class(root, students):
 
 
 def _config(root):
-    config = classrun.load_config(root, f"sqlite:///{root}/gradebook.db")
+    config = courses.load_config(root, helpers.gradebook_url(root))
     for name, value in LIMITS.items():
         setattr(config.SandboxedExecute, name, value)
     return config
@@ -110,7 +111,7 @@ def test_every_submission_is_graded_or_explained_in_one_line(outcomes):
 def test_gradebook_has_every_student_once(course, outcomes):
     scores = helpers.gradebook_scores(course)
     assert scores == {student: outcome.score for student, outcome in outcomes.items()}
-    with Gradebook(f"sqlite:///{course}/gradebook.db") as gradebook:
+    with Gradebook(helpers.gradebook_url(course)) as gradebook:
         assert len(gradebook.assignment_submissions("01_softmax")) == len(outcomes)
 
 
@@ -127,7 +128,7 @@ def _serial_nbgrader(root, stock):
         root / ("stock-config" if stock else "project-config"), stock=stock,
         settings=[f"c.SandboxedExecute.{name} = {value!r}" for name, value in LIMITS.items()])
     subprocess.run([sys.executable, "-m", "nbgrader", "autograde", "01_softmax", "--force",
-                    f"--CourseDirectory.root={root}", f"--CourseDirectory.db_url=sqlite:///{root}/gradebook.db"],
+                    f"--CourseDirectory.root={root}", f"--CourseDirectory.db_url={helpers.gradebook_url(root)}"],
                    cwd=config_dir, capture_output=True, text=True, timeout=900)
     return helpers.gradebook_scores(root)
 
@@ -148,7 +149,7 @@ def test_sigterm_then_resume(tmp_path):
     students = {f"s{i:02d}": HONEST["alice" if i % 2 else "dave"] for i in range(12)}
     _write_class(root, students)
     command = [sys.executable, "-m", "autograder", "grade", "01_softmax", "--jobs", "1", "--no-progress",
-               "--course-root", str(root), "--db-url", f"sqlite:///{root}/gradebook.db"]
+               "--course-root", str(root), "--db-url", helpers.gradebook_url(root)]
     journal = root / "autograder" / "grading-log" / "01_softmax.jsonl"
     run = subprocess.Popen(command, cwd=helpers.REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
@@ -169,7 +170,7 @@ def test_sigterm_then_resume(tmp_path):
 
 def test_misconception_report_counts_each_student_once(course, outcomes):
     from autograder import report
-    students, counts, _ = report.count_mistakes(course / "autograder" / "autograded", "01_softmax")
+    students, counts, _ = report.count_mistakes(courses.course_at(course), "01_softmax")
     assert set(students) == {s for s, o in outcomes.items() if o.graded}
     assert counts["axis_ignored"] == 1                    # carol
     assert counts["no_max_subtraction"] == 2              # dave, and jon who edited the tests

@@ -29,7 +29,7 @@ def new_postgres_database():
 @pytest.fixture(params=["sqlite", "postgresql"])
 def class_with_gradebook(request, tmp_path):
     root = helpers.course(tmp_path)
-    db_url = (f"sqlite:///{root}/gradebook.db" if request.param == "sqlite"
+    db_url = (helpers.gradebook_url(root) if request.param == "sqlite"
               else request.getfixturevalue("new_postgres_database")())
     helpers.nbgrader("generate_assignment", "01_softmax", root=root, db_url=db_url)
     for student, path in STUDENTS.items():

@@ -1,27 +1,39 @@
-"""exercises/ is exactly what `nbgrader generate_assignment` makes from solutions/."""
+"""exercises/ is exactly what `nbgrader generate_assignment` makes from solutions/, and the
+registry names every exercise folder."""
 import json
 
 import pytest
 
 import helpers
-from autograder import notebooks
+
+EXERCISES = helpers.EXERCISES
 
 
-@pytest.mark.parametrize("source", notebooks.source_notebooks(), ids=lambda s: s.assignment)
-def test_release_is_regenerated_from_solutions(tmp_path, source):
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.assignment)
+def test_release_is_regenerated_from_solutions(tmp_path, exercise):
     root = helpers.course(tmp_path)
-    helpers.nbgrader("generate_assignment", source.assignment, root=root)
-    fresh = root / "exercises" / source.assignment
-    committed = helpers.REPO / "exercises" / source.assignment
+    helpers.nbgrader("generate_assignment", exercise.assignment, root=root)
+    fresh = root / "exercises" / exercise.assignment
+    committed = exercise.release_path.parent
     assert sorted(p.name for p in fresh.iterdir()) == sorted(p.name for p in committed.iterdir())
     for path in fresh.glob("*.ipynb"):
         assert json.loads(path.read_text()) == json.loads((committed / path.name).read_text()), (
-            f"exercises/{source.assignment}/{path.name} differs from the generated release: run "
-            f"`cd autograder && nbgrader generate_assignment {source.assignment}` and commit it")
+            f"exercises/{exercise.assignment}/{path.name} differs from the generated release: run "
+            f"`cd autograder && nbgrader generate_assignment {exercise.assignment}` and commit it")
 
 
 def test_release_has_no_solution_or_hidden_test():
-    for source in notebooks.source_notebooks():
-        text = (helpers.REPO / "exercises" / source.assignment / source.path.name).read_text()
+    for exercise in EXERCISES:
+        text = exercise.release_path.read_text()
         assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text
         assert "autograder.catalogue" not in text
+
+
+def test_registry_and_folders_agree():
+    """Every folder of solutions/ and exercises/ is a registered exercise, and each holds its one notebook."""
+    registered = {e.assignment for e in EXERCISES}
+    for folder in (helpers.COURSE.source, helpers.COURSE.release):
+        assert {p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")} == registered
+    for exercise in EXERCISES:
+        assert [p.name for p in exercise.source_path.parent.glob("*.ipynb")] == [exercise.notebook]
+        assert exercise.source.functions, f"{exercise.assignment} defines no function in a solution cell"

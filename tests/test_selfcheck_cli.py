@@ -59,7 +59,7 @@ def _not_an_exercise(tmp_path):
     (lambda tmp: helpers.write_text(tmp / "list.ipynb", "[1, 2]"), "not a Jupyter notebook"),
     (lambda tmp: helpers.write_text(tmp / "v3.ipynb", '{"nbformat": 3, "cells": [], "metadata": {}}'),
      "format 3 is not supported"),
-    (_not_an_exercise, "not one of the book's exercises"),
+    (_not_an_exercise, "not one of the course's exercises"),
 ], ids=["missing", "folder", "text-file", "invalid-json", "empty", "json-list", "nbformat-3", "not-an-exercise"])
 def test_bad_input_gives_one_line_and_nonzero_exit(tmp_path, make, reason):
     result = check(make(tmp_path))

@@ -12,12 +12,12 @@ mistake has a wrong implementation in ``tests/submissions/03_additive/wrong/``.
 """
 import numpy as np
 
-from ..checks import Mistake, attempt, close, expect, softmax as _softmax
-from ..notebooks import reference
+from ..checks import Mistake, attempt, close, expect, reference
+from ..checks import softmax as _softmax
 
 
 def _ref():
-    return reference("03_additive")
+    return reference(__name__)
 
 
 def _kind(record):
@@ -188,8 +188,8 @@ MISTAKES = [
             "the weight matrices are used the wrong way round (for example s_prev @ W_a or H @ U_a). W_a has "
             "shape (d_a, d_s) and maps s_prev to W_a @ s_prev (row form: s_prev @ W_a.T); U_a has shape "
             "(d_a, d_h) and maps each h_j to U_a @ h_j, so for all rows at once H @ U_a.T, of shape (T_x, d_a).",
-            lambda r: _variant(transposed=True)(r) or _shape_error(
-                "mismatch in its core dimension", "not aligned", "could not be broadcast")(r)),
+            lambda record: _variant(transposed=True)(record) or _shape_error(
+                "mismatch in its core dimension", "not aligned", "could not be broadcast")(record)),
 ]
 
 

@@ -11,73 +11,69 @@ mistake has a wrong implementation in ``tests/submissions/04_dot_product/``.
 """
 import numpy as np
 
-from ..checks import Mistake, attempt, close, expect, softmax as _softmax
-from ..notebooks import reference
+from ..checks import Mistake, attempt, close, expect, reference, weights_sum_to_one
+from ..checks import softmax as _softmax
 
 
 def _ref():
-    return reference("04_dot_product")
+    return reference(__name__)
 
 
-def _name(r):
-    return r.call.split("(")[0]
+def _args(record):
+    return [np.asarray(a, dtype=float) for a in record.args]
 
 
-def _args(r):
-    return [np.asarray(a, dtype=float) for a in r.args]
-
-
-def _row_scores(r):
+def _row_scores(record):
     """The correct scores Q K^T of a row-convention call (dot_scores or dot_product_attention)."""
-    Q, K = _args(r)[:2]
+    Q, K = _args(record)[:2]
     return Q @ K.T                                            # (n, m)
 
 
-def _weights(r):
+def _learner_weights(record):
     """The learner's weights: the second output of an attention function."""
-    return r.got[1]
+    return record.got[1]
 
 
-def _transposed_scores(r):
-    return _name(r) == "dot_scores" and close(r.got, _row_scores(r).T)
+def _transposed_scores(record):
+    return record.function == "dot_scores" and close(record.got, _row_scores(record).T)
 
 
-def _softmax_over_queries(r):
-    if _name(r) == "dot_product_attention":
-        return close(_weights(r), _softmax(_row_scores(r), axis=0))
+def _softmax_over_queries(record):
+    if record.function == "dot_product_attention":
+        return close(_learner_weights(record), _softmax(_row_scores(record), axis=0))
     return False
 
 
-def _weights_on_keys(r):
-    if _name(r) == "dot_product_attention":
-        K = _args(r)[1]
-        return close(r.got[0], _weights(r) @ K) and close(_weights(r), r.want[1])
-    if _name(r) == "dot_product_attention_columns":
-        K = _args(r)[1]
-        return close(r.got[0], K @ _weights(r)) and close(_weights(r), r.want[1])
+def _weights_on_keys(record):
+    if record.function == "dot_product_attention":
+        K = _args(record)[1]
+        return close(record.got[0], _learner_weights(record) @ K) and close(_learner_weights(record), record.want[1])
+    if record.function == "dot_product_attention_columns":
+        K = _args(record)[1]
+        return close(record.got[0], K @ _learner_weights(record)) and close(_learner_weights(record), record.want[1])
     return False
 
 
-def _no_softmax(r):
-    if _name(r) == "dot_product_attention":
-        return close(_weights(r), _row_scores(r))
-    if _name(r) == "dot_product_attention_columns":
-        Q, K = _args(r)[:2]
-        return close(_weights(r), K.T @ Q)
+def _no_softmax(record):
+    if record.function == "dot_product_attention":
+        return close(_learner_weights(record), _row_scores(record))
+    if record.function == "dot_product_attention_columns":
+        Q, K = _args(record)[:2]
+        return close(_learner_weights(record), K.T @ Q)
     return False
 
 
-def _columns_normalise_rows(r):
-    if _name(r) != "dot_product_attention_columns":
+def _columns_normalise_rows(record):
+    if record.function != "dot_product_attention_columns":
         return False
-    Q, K = _args(r)[:2]
-    return close(_weights(r), _softmax(K.T @ Q, axis=1))
+    Q, K = _args(record)[:2]
+    return close(_learner_weights(record), _softmax(K.T @ Q, axis=1))
 
 
-def _columns_row_convention_output(r):
-    if _name(r) != "dot_product_attention_columns":
+def _columns_row_convention_output(record):
+    if record.function != "dot_product_attention_columns":
         return False
-    return close(r.got[0], r.want[0].T) or close(r.got[1], r.want[1].T)
+    return close(record.got[0], record.want[0].T) or close(record.got[1], record.want[1].T)
 
 
 MISTAKES = [
@@ -112,15 +108,6 @@ MISTAKES = [
 ]
 
 
-def _rows_sum_to_one(axis, what):
-    def check(record):
-        weights = record.got[1]
-        if np.any(weights < 0) or not np.allclose(weights.sum(axis=axis), 1.0):
-            return f"each {what} of the weights must be non-negative and sum to 1"
-        return None
-    return check
-
-
 def check_dot_scores(dot_scores):
     """Random non-square Q and K: S[i, j] = q_i . k_j."""
     rng = np.random.default_rng(401)
@@ -137,7 +124,7 @@ def check_dot_product_attention(dot_product_attention):
         Q, K, V = rng.normal(size=(n, d)), rng.normal(size=(m, d)), rng.normal(size=(m, d_v))
         record = attempt(dot_product_attention, "dot_product_attention", (Q, K, V),
                          want=_ref().dot_product_attention(Q, K, V), arg_names=("Q", "K", "V"))
-        expect(record, MISTAKES, extra_check=_rows_sum_to_one(-1, "row"))
+        expect(record, MISTAKES, extra_check=weights_sum_to_one())
 
 
 def check_dot_product_attention_columns(dot_product_attention_columns):
@@ -148,7 +135,7 @@ def check_dot_product_attention_columns(dot_product_attention_columns):
         want = _ref().dot_product_attention_columns(Q, K, V)
         record = attempt(dot_product_attention_columns, "dot_product_attention_columns", (Q, K, V),
                          want=want, arg_names=("Q", "K", "V"))
-        expect(record, MISTAKES, extra_check=_rows_sum_to_one(0, "column"))
+        expect(record, MISTAKES, extra_check=weights_sum_to_one("column", axis=0))
         rows = _ref().dot_product_attention(Q.T, K.T, V.T)
         assert close(record.got[0], rows[0].T) and close(record.got[1], rows[1].T), (
             "dot_product_attention_columns(Q, K, V) must equal the transposed results of "

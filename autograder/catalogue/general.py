@@ -10,53 +10,49 @@ Every mistake has a wrong implementation in ``tests/submissions/05_general/``.
 """
 import numpy as np
 
-from ..checks import Mistake, attempt, close, expect, softmax as _softmax
-from ..notebooks import reference
+from ..checks import Mistake, attempt, close, expect, reference, weights_sum_to_one
+from ..checks import softmax as _softmax
 
 
 def _ref():
-    return reference("05_general")
+    return reference(__name__)
 
 
-def _name(r):
-    return r.call.split("(")[0]
-
-
-def _QKW(r):
-    args = [np.asarray(a, dtype=float) for a in r.args]
-    W = args[2] if _name(r) == "general_scores" else args[3]
+def _QKW(record):
+    args = [np.asarray(a, dtype=float) for a in record.args]
+    W = args[2] if record.function == "general_scores" else args[3]
     return args[0], args[1], W
 
 
-def _scores_like(r, scores_of):
+def _scores_like(record, scores_of):
     """Does the learner's scores (or weights) equal what the formula ``scores_of(Q, K, W)`` gives?"""
-    Q, K, W = _QKW(r)
+    Q, K, W = _QKW(record)
     scores = scores_of(Q, K, W)
-    if _name(r) == "general_scores":
-        return close(r.got, scores)
-    return close(r.got[1], _softmax(scores, axis=-1))
+    if record.function == "general_scores":
+        return close(record.got, scores)
+    return close(record.got[1], _softmax(scores, axis=-1))
 
 
-def _w_not_transposed(r):
-    return _scores_like(r, lambda Q, K, W: Q @ W @ K.T)       # q_i^T W k_j: needs d_q == d_k
+def _w_not_transposed(record):
+    return _scores_like(record, lambda Q, K, W: Q @ W @ K.T)       # q_i^T W k_j: needs d_q == d_k
 
 
-def _w_ignored(r):
-    return _scores_like(r, lambda Q, K, W: Q @ K.T)           # plain dot products: needs d_q == d_k
+def _w_ignored(record):
+    return _scores_like(record, lambda Q, K, W: Q @ K.T)           # plain dot products: needs d_q == d_k
 
 
-def _transposed_scores(r):
-    if _name(r) != "general_scores":
+def _transposed_scores(record):
+    if record.function != "general_scores":
         return False
-    Q, K, W = _QKW(r)
-    return close(r.got, K @ W @ Q.T)                          # (m, n)
+    Q, K, W = _QKW(record)
+    return close(record.got, K @ W @ Q.T)                          # (m, n)
 
 
-def _softmax_over_queries(r):
-    if _name(r) != "general_attention":
+def _softmax_over_queries(record):
+    if record.function != "general_attention":
         return False
-    Q, K, W = _QKW(r)
-    return close(r.got[1], _softmax(Q @ W.T @ K.T, axis=0))
+    Q, K, W = _QKW(record)
+    return close(record.got[1], _softmax(Q @ W.T @ K.T, axis=0))
 
 
 MISTAKES = [
@@ -81,13 +77,6 @@ MISTAKES = [
             "row of the (n, m) weights sums to 1.",
             _softmax_over_queries),
 ]
-
-
-def _rows_sum_to_one(record):
-    weights = record.got[1]
-    if np.any(weights < 0) or not np.allclose(weights.sum(axis=-1), 1.0):
-        return "each row of the weights must be non-negative and sum to 1"
-    return None
 
 
 def _inputs(rng, n, m, d_q, d_k, d_v=None):
@@ -116,4 +105,4 @@ def check_general_attention(general_attention):
         Q, K, V, W = _inputs(rng, n, m, d_q, d_k, d_v)
         record = attempt(general_attention, "general_attention", (Q, K, V, W),
                          want=_ref().general_attention(Q, K, V, W), arg_names=("Q", "K", "V", "W"))
-        expect(record, MISTAKES, extra_check=_rows_sum_to_one)
+        expect(record, MISTAKES, extra_check=weights_sum_to_one())

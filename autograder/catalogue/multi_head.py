@@ -14,20 +14,21 @@ the mistake.  Every mistake has a wrong implementation in
 """
 import numpy as np
 
-from ..checks import Mistake, attempt, close, expect, softmax as _softmax
-from ..notebooks import reference
+from ..checks import Mistake, attempt, close, expect, masked_weight_not_zero, reference, weights_sum_to_one
+from ..checks import softmax as _softmax
 
-ASSIGNMENT = "08_multi_head"
 MHA_ARGS = ("X_q", "X_kv", "W_q", "W_k", "W_v", "W_o", "num_heads")
 
 
-def _is(r, name):
-    return r.call.startswith(name + "(")
-
-
-def _mask_of(r):
+def _mask_of(record):
     """The mask of a multi_head_attention record (passed as the 8th argument), or None."""
-    return r.args[7] if len(r.args) > 7 else r.kwargs.get("mask")
+    return record.args[7] if len(record.args) > 7 else record.kwargs.get("mask")
+
+
+def _visible_per_head(record):
+    """The mask with a head axis, broadcastable to the weights (..., num_heads, n, m)."""
+    mask = _mask_of(record) if record.function == "multi_head_attention" else None
+    return None if mask is None else np.asarray(mask, dtype=bool)[..., None, :, :]
 
 
 # --------------------------------------------------------------------------- mistaken formulas
@@ -50,11 +51,11 @@ def _merge(X, how="ok"):
     return np.swapaxes(X, -3, -2).reshape(*lead, n, h * d)
 
 
-def _mha(r, *, split="ok", merge="ok", scale="d_head", wo=True, use_mask=True, average=False):
+def _mha(record, *, split="ok", merge="ok", scale="d_head", wo=True, use_mask=True, average=False):
     """What multi_head_attention returns for the record's inputs under one mistaken formula."""
-    X_q, X_kv, W_q, W_k, W_v, W_o = (np.asarray(a, dtype=float) for a in r.args[:6])
-    h = int(r.args[6])
-    mask = _mask_of(r)
+    X_q, X_kv, W_q, W_k, W_v, W_o = (np.asarray(a, dtype=float) for a in record.args[:6])
+    h = int(record.args[6])
+    mask = _mask_of(record)
     Q, K, V = _split(X_q @ W_q, h, split), _split(X_kv @ W_k, h, split), _split(X_kv @ W_v, h, split)
     d_model = W_q.shape[-1]
     S = Q @ np.swapaxes(K, -1, -2) / {"d_head": np.sqrt(d_model // h), "d_model": np.sqrt(d_model),
@@ -73,40 +74,40 @@ def _same(got, alt):
     return got is not None and all(close(g, a) for g, a in zip(got, alt))
 
 
-def _split_no_transpose(r):
-    if _is(r, "split_heads"):
-        return close(r.got, _split(np.asarray(r.args[0], dtype=float), int(r.args[1]), "no_transpose"))
-    return _is(r, "multi_head_attention") and _same(r.got, _mha(r, split="no_transpose"))
+def _split_no_transpose(record):
+    if record.function == "split_heads":
+        return close(record.got, _split(np.asarray(record.args[0], dtype=float), int(record.args[1]), "no_transpose"))
+    return record.function == "multi_head_attention" and _same(record.got, _mha(record, split="no_transpose"))
 
 
-def _strided(r):
-    if _is(r, "split_heads"):
-        return close(r.got, _split(np.asarray(r.args[0], dtype=float), int(r.args[1]), "strided"))
-    if _is(r, "merge_heads"):
-        return close(r.got, _merge(np.asarray(r.args[0], dtype=float), "strided"))
-    return _is(r, "multi_head_attention") and (_same(r.got, _mha(r, split="strided", merge="strided"))
-                                               or _same(r.got, _mha(r, split="strided")))
+def _strided(record):
+    if record.function == "split_heads":
+        return close(record.got, _split(np.asarray(record.args[0], dtype=float), int(record.args[1]), "strided"))
+    if record.function == "merge_heads":
+        return close(record.got, _merge(np.asarray(record.args[0], dtype=float), "strided"))
+    return record.function == "multi_head_attention" and (_same(record.got, _mha(record, split="strided", merge="strided"))
+                                               or _same(record.got, _mha(record, split="strided")))
 
 
-def _merge_no_transpose(r):
-    if _is(r, "merge_heads"):
-        return close(r.got, _merge(np.asarray(r.args[0], dtype=float), "no_transpose"))
-    return _is(r, "multi_head_attention") and _same(r.got, _mha(r, merge="no_transpose"))
+def _merge_no_transpose(record):
+    if record.function == "merge_heads":
+        return close(record.got, _merge(np.asarray(record.args[0], dtype=float), "no_transpose"))
+    return record.function == "multi_head_attention" and _same(record.got, _mha(record, merge="no_transpose"))
 
 
 def _mha_variant(**options):
-    return lambda r: _is(r, "multi_head_attention") and _same(r.got, _mha(r, **options))
+    return lambda record: record.function == "multi_head_attention" and _same(record.got, _mha(record, **options))
 
 
-def _mask_not_broadcast(r):
-    mask = _mask_of(r)
-    return (_is(r, "multi_head_attention") and r.error is not None and "broadcast" in r.error
+def _mask_not_broadcast(record):
+    mask = _mask_of(record)
+    return (record.function == "multi_head_attention" and record.error is not None and "broadcast" in record.error
             and mask is not None and np.ndim(mask) >= 3)
 
 
-def _mask_ignored(r):
-    return (_is(r, "multi_head_attention") and _mask_of(r) is not None
-            and _same(r.got, _mha(r, use_mask=False)))
+def _mask_ignored(record):
+    return (record.function == "multi_head_attention" and _mask_of(record) is not None
+            and _same(record.got, _mha(record, use_mask=False)))
 
 
 MISTAKES = [
@@ -157,37 +158,25 @@ MISTAKES = [
             "the `mask` argument is ignored: blocked keys still get weight. Before the softmax, set "
             "the scores where the mask is False to -np.inf, the same mask for every head.",
             _mask_ignored),
+    masked_weight_not_zero(_visible_per_head),
 ]
 
 
 # --------------------------------------------------------------------------- checks
 def _ref():
-    return reference(ASSIGNMENT)
+    return reference(__name__)
 
 
-def _weights(rng, d_model):
+def _projections(rng, d_model):
     return [rng.normal(scale=1.0 / np.sqrt(d_model) * 1.5, size=(d_model, d_model)) for _ in range(4)]
-
-
-def _masked_weights_zero(record):
-    mask = _mask_of(record)
-    if mask is None:
-        return None
-    weights = record.got[1]
-    blocked = ~np.broadcast_to(np.asarray(mask, dtype=bool)[..., None, :, :], weights.shape)
-    if np.any(weights[blocked] != 0):
-        return ("masked weights must be exactly 0 in every head. Set the blocked scores to -np.inf "
-                "(or a very large negative number) before the softmax.")
-    return None
 
 
 def _call_mha(mha, X_q, X_kv, Ws, num_heads, mask=None):
     args = (X_q, X_kv, *Ws, num_heads) + (() if mask is None else (mask,))   # mask: the 8th argument
     want = _ref().multi_head_attention(*args)
     record = attempt(mha, "multi_head_attention", args, want=want, arg_names=MHA_ARGS + ("mask",))
-    expect(record, MISTAKES, extra_check=_masked_weights_zero)
+    expect(record, MISTAKES, extra_check=weights_sum_to_one("row (in every head)"))
     out, weights = record.got
-    assert np.allclose(weights.sum(axis=-1), 1.0), "multi_head_attention: each row of each head's weights must sum to 1"
     return out, weights
 
 
@@ -217,7 +206,7 @@ def check_mha_self(multi_head_attention):
     """Self-attention without a batch axis: 3 and 4 heads, one head, and permutation equivariance."""
     rng = np.random.default_rng(803)
     X = rng.normal(size=(5, 12))
-    Ws = _weights(rng, 12)
+    Ws = _projections(rng, 12)
     out, weights = _call_mha(multi_head_attention, X, X, Ws, 3)
     _call_mha(multi_head_attention, X, X, Ws, 4)
     out1, weights1 = _call_mha(multi_head_attention, X, X, Ws, 1)
@@ -231,7 +220,7 @@ def check_mha_self(multi_head_attention):
 def check_mha_cross(multi_head_attention):
     """Cross-attention (n != m) with one and two batch axes."""
     rng = np.random.default_rng(804)
-    Ws = _weights(rng, 12)
+    Ws = _projections(rng, 12)
     _call_mha(multi_head_attention, rng.normal(size=(4, 12)), rng.normal(size=(6, 12)), Ws, 3)
     _call_mha(multi_head_attention, rng.normal(size=(2, 4, 12)), rng.normal(size=(2, 6, 12)), Ws, 3)
     _call_mha(multi_head_attention, rng.normal(size=(2, 3, 4, 12)), rng.normal(size=(2, 3, 6, 12)), Ws, 4)
@@ -240,7 +229,7 @@ def check_mha_cross(multi_head_attention):
 def check_mha_mask(multi_head_attention):
     """A causal (n, n) mask, a padding mask (B, 1, m) and a full (B, n, m) mask; masked weights exactly 0."""
     rng = np.random.default_rng(805)
-    Ws = _weights(rng, 12)
+    Ws = _projections(rng, 12)
     X = rng.normal(size=(2, 5, 12))
     causal = np.tril(np.ones((5, 5), dtype=bool))
     _call_mha(multi_head_attention, X, X, Ws, 3, mask=causal)

@@ -14,14 +14,13 @@ Every mistake has a wrong implementation in ``tests/submissions/09_online_softma
 """
 import numpy as np
 
-from ..checks import Mistake, attempt, close, expect, message_of, traced_call
-from ..notebooks import reference
+from ..checks import Mistake, attempt, close, expect, modifies_input, reference
 
 ARG_NAMES = ("Q", "K", "V", "block_size")
 
 
 def _ref(Q, K, V, block_size):
-    return reference("09_online_softmax").online_softmax_attention(Q, K, V, block_size)
+    return reference(__name__).online_softmax_attention(Q, K, V, block_size)
 
 
 def _inputs(record):
@@ -51,60 +50,70 @@ def _simulate(Q, K, V, block_size, *, rescale_sum=True, rescale_out=True, initia
         return out / running_sum[:, None]
 
 
-def _no_scale(r):
-    Q, K, V, b = _inputs(r)
-    return close(r.got, _ref(Q * np.sqrt(Q.shape[1]), K, V, b))
+def _no_scale(record):
+    Q, K, V, b = _inputs(record)
+    return close(record.got, _ref(Q * np.sqrt(Q.shape[1]), K, V, b))
 
 
-def _scale_by_d(r):
-    Q, K, V, b = _inputs(r)
-    return Q.shape[1] > 1 and close(r.got, _ref(Q / np.sqrt(Q.shape[1]), K, V, b))
+def _scale_by_d(record):
+    Q, K, V, b = _inputs(record)
+    return Q.shape[1] > 1 and close(record.got, _ref(Q / np.sqrt(Q.shape[1]), K, V, b))
 
 
-def _no_rescale(r):
-    Q, K, V, b = _inputs(r)
-    return any(close(r.got, _simulate(Q, K, V, b, rescale_sum=s, rescale_out=o))
+def _no_rescale(record):
+    Q, K, V, b = _inputs(record)
+    return any(close(record.got, _simulate(Q, K, V, b, rescale_sum=s, rescale_out=o))
                for s, o in ((False, False), (True, False), (False, True)))
 
 
-def _last_block_dropped(r):
-    Q, K, V, b = _inputs(r)
+def _last_block_dropped(record):
+    Q, K, V, b = _inputs(record)
     m = K.shape[0]
-    return any(close(r.got, _ref(Q, K[:stop], V[:stop], b)) for stop in range(b, m, b))
+    return any(close(record.got, _ref(Q, K[:stop], V[:stop], b)) for stop in range(b, m, b))
 
 
-def _per_block_softmax(r):
-    Q, K, V, b = _inputs(r)
+def _per_block_softmax(record):
+    Q, K, V, b = _inputs(record)
     blocks = _blocks(K.shape[0], b)
     if len(blocks) < 2:
         return False
     parts = [_ref(Q, K[start:stop], V[start:stop], b) for start, stop in blocks]   # each block on its own
-    return close(r.got, sum(parts)) or close(r.got, sum(parts) / len(parts))
+    return close(record.got, sum(parts)) or close(record.got, sum(parts) / len(parts))
 
 
-def _no_final_division(r):
-    Q, K, V, b = _inputs(r)
+def _no_final_division(record):
+    Q, K, V, b = _inputs(record)
     S = Q @ K.T / np.sqrt(Q.shape[1])
     row_sums = np.exp(S - S.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)   # (n, 1)
-    return close(r.got, r.want * row_sums)
+    return close(record.got, record.want * row_sums)
 
 
-def _scores(r):
-    Q, K, _, _ = _inputs(r)
+def _scores(record):
+    Q, K, _, _ = _inputs(record)
     return Q @ K.T / np.sqrt(Q.shape[1])
 
 
-def _bad_rows(r):
-    return ~np.all(np.isfinite(r.got), axis=1) & np.all(np.isfinite(r.want), axis=1)
+def _bad_rows(record):
+    return ~np.all(np.isfinite(record.got), axis=1) & np.all(np.isfinite(record.want), axis=1)
 
 
-def _no_max_subtraction(r):
-    return r.got is not None and np.any(_bad_rows(r) & (_scores(r).max(axis=1) > 709))
+def _no_max_subtraction(record):
+    return record.got is not None and np.any(_bad_rows(record) & (_scores(record).max(axis=1) > 709))
 
 
-def _max_init_zero(r):
-    bad = _bad_rows(r)
-    return r.got is not None and np.any(bad) and np.all(_scores(r)[bad].max(axis=1) < -700)
+def _max_init_zero(record):
+    bad = _bad_rows(record)
+    return record.got is not None and np.any(bad) and np.all(_scores(record)[bad].max(axis=1) < -700)
+
+
+def _full_score_matrix(record):
+    """Traced calls only: the peak is over the bound; the detail says by how much."""
+    if record.peak_bytes is None or record.peak_bytes <= record.memory_bound:
+        return False
+    n, m = np.shape(record.args[0])[0], np.shape(record.args[1])[0]
+    return (f"your function built an array as large as the full (n, m) score matrix "
+            f"({record.peak_bytes / 1e6:.1f} MB at its peak, the bound is {record.memory_bound / 1e6:.1f} MB; "
+            f"one (n, m) float64 matrix is {8 * n * m / 1e6:.1f} MB)")
 
 
 FULL_MATRIX_FIX = (
@@ -113,12 +122,8 @@ FULL_MATRIX_FIX = (
     "accumulator, and never compute `Q @ K.T` for all keys at once.")
 
 MISTAKES = [
-    Mistake("modifies_input",
-            "your function changed one of its input arrays in place (for example `Q *= scale` or "
-            "`Q /= np.sqrt(d)`); inputs must never be modified. Compute a new array instead: "
-            "`scores = Q @ K_block.T / np.sqrt(d)`.",
-            lambda r: r.modified_input),
-    Mistake("full_score_matrix", FULL_MATRIX_FIX, lambda r: False),   # found by the memory check
+    modifies_input("`Q *= scale` or `Q /= np.sqrt(d)`", "`scores = Q @ K_block.T / np.sqrt(d)`"),
+    Mistake("full_score_matrix", FULL_MATRIX_FIX, _full_score_matrix, even_if_close=True),
     Mistake("no_scale",
             "the scores are not scaled: the result equals softmax(Q K^T) V. Divide every block of "
             "scores by sqrt(d), where d = Q.shape[1], before taking the maximum and the exponential.",
@@ -161,9 +166,10 @@ MISTAKES = [
 ]
 
 
-def _expect(function, Q, K, V, block_size):
+def _expect(function, Q, K, V, block_size, memory_bound=None):
     args = (Q, K, V, block_size)
-    record = attempt(function, "online_softmax_attention", args, want=_ref(*args), arg_names=ARG_NAMES)
+    record = attempt(function, "online_softmax_attention", args, want=_ref(*args), arg_names=ARG_NAMES,
+                     memory_bound=memory_bound)
     expect(record, MISTAKES)
     return record.got
 
@@ -198,12 +204,5 @@ def check_memory(online_softmax_attention):
     rng = np.random.default_rng(903)
     n, m, d, d_v, block_size = 1024, 2048, 16, 8, 64
     Q, K, V = rng.normal(size=(n, d)), rng.normal(size=(m, d)), rng.normal(size=(m, d_v))
-    _expect(online_softmax_attention, Q, K, V, block_size)            # right values first
-    _, peak = traced_call(online_softmax_attention, Q, K, V, block_size)
     bound = 8 * (8 * n * block_size) + 8 * (8 * n * (d + d_v))       # a few blocks and accumulators, in bytes
-    full = 8 * n * m                                                 # one (n, m) float64 matrix
-    assert peak <= bound, (
-        f"online_softmax_attention(Q, K, V, block_size={block_size}) with Q of shape {Q.shape} and K of "
-        f"shape {K.shape}: your function built an array as large as the full (n, m) score matrix "
-        f"({peak / 1e6:.1f} MB at its peak, the bound is {bound / 1e6:.1f} MB; one (n, m) float64 matrix "
-        f"is {full / 1e6:.1f} MB): {message_of(MISTAKES, 'full_score_matrix')}")
+    _expect(online_softmax_attention, Q, K, V, block_size, memory_bound=bound)

@@ -13,18 +13,18 @@ names the mistake.  Every mistake has a wrong implementation in
 """
 import numpy as np
 
-from ..checks import ATOL, RTOL, Mistake, attempt, close, expect, message_of, softmax as _softmax
-from ..notebooks import reference
+from ..checks import ATOL, RTOL, Mistake, attempt, close, expect, masked_weight_not_zero, reference, weights_sum_to_one
+from ..checks import softmax as _softmax
 
 
 def _ref(Q, K, V, mask=None):
-    return reference("06_scaled").scaled_dot_product_attention(Q, K, V, mask)
+    return reference(__name__).scaled_dot_product_attention(Q, K, V, mask)
 
 
-def _parts(r):
+def _parts(record):
     """(Q, K, V, mask, raw scores Q K^T) of a recorded call."""
-    Q, K, V = (np.asarray(a, dtype=float) for a in r.args[:3])
-    mask = r.args[3] if len(r.args) > 3 else r.kwargs.get("mask")
+    Q, K, V = (np.asarray(a, dtype=float) for a in record.args[:3])
+    mask = record.args[3] if len(record.args) > 3 else record.kwargs.get("mask")
     mask = None if mask is None else np.asarray(mask, dtype=bool)
     return Q, K, V, mask, Q @ np.swapaxes(K, -1, -2)
 
@@ -33,75 +33,64 @@ def _fill(S, mask, value=-np.inf):
     return S if mask is None else np.where(mask, S, value)
 
 
-def _weights_are(r, weights):
+def _weights_are(record, weights):
     """The learner's weights equal ``weights`` (NaN where the mistaken formula itself gives NaN)."""
-    if r.got is None or r.got[1].shape != weights.shape:
+    if record.got is None or record.got[1].shape != weights.shape:
         return False
-    return bool(np.all(np.isclose(r.got[1], weights, rtol=RTOL, atol=ATOL, equal_nan=True)))
+    return bool(np.all(np.isclose(record.got[1], weights, rtol=RTOL, atol=ATOL, equal_nan=True)))
 
 
-def _scale_after_softmax(r):
-    Q, K, V, mask, S = _parts(r)
+def _scale_after_softmax(record):
+    Q, K, V, mask, S = _parts(record)
     unscaled = _softmax(_fill(S, mask))
     root = np.sqrt(Q.shape[-1])
-    return r.got is not None and (close(r.got[1], unscaled / root) or close(r.got[0], unscaled @ V / root))
+    return record.got is not None and (close(record.got[1], unscaled / root) or close(record.got[0], unscaled @ V / root))
 
 
-def _no_scaling(r):
-    Q, K, V, mask, S = _parts(r)
-    return _weights_are(r, _softmax(_fill(S, mask)))
+def _no_scaling(record):
+    Q, K, V, mask, S = _parts(record)
+    return _weights_are(record, _softmax(_fill(S, mask)))
 
 
-def _divide_by_dk(r):
-    Q, K, V, mask, S = _parts(r)
-    return _weights_are(r, _softmax(_fill(S / Q.shape[-1], mask)))
+def _divide_by_dk(record):
+    Q, K, V, mask, S = _parts(record)
+    return _weights_are(record, _softmax(_fill(S / Q.shape[-1], mask)))
 
 
-def _scale_by_dv(r):
-    Q, K, V, mask, S = _parts(r)
-    return V.shape[-1] != Q.shape[-1] and _weights_are(r, _softmax(_fill(S / np.sqrt(V.shape[-1]), mask)))
+def _scale_by_dv(record):
+    Q, K, V, mask, S = _parts(record)
+    return V.shape[-1] != Q.shape[-1] and _weights_are(record, _softmax(_fill(S / np.sqrt(V.shape[-1]), mask)))
 
 
-def _mask_after_softmax(r):
-    Q, K, V, mask, S = _parts(r)
-    return mask is not None and _weights_are(r, _softmax(S / np.sqrt(Q.shape[-1])) * mask)
+def _mask_after_softmax(record):
+    Q, K, V, mask, S = _parts(record)
+    return mask is not None and _weights_are(record, _softmax(S / np.sqrt(Q.shape[-1])) * mask)
 
 
-def _mask_fill_zero(r):
-    Q, K, V, mask, S = _parts(r)
-    return mask is not None and _weights_are(r, _softmax(_fill(S / np.sqrt(Q.shape[-1]), mask, 0.0)))
+def _mask_fill_zero(record):
+    Q, K, V, mask, S = _parts(record)
+    return mask is not None and _weights_are(record, _softmax(_fill(S / np.sqrt(Q.shape[-1]), mask, 0.0)))
 
 
-def _inverted_mask(r):
-    Q, K, V, mask, S = _parts(r)
-    return mask is not None and _weights_are(r, _softmax(_fill(S / np.sqrt(Q.shape[-1]), ~mask)))
+def _inverted_mask(record):
+    Q, K, V, mask, S = _parts(record)
+    return mask is not None and _weights_are(record, _softmax(_fill(S / np.sqrt(Q.shape[-1]), ~mask)))
 
 
-def _ignored_mask(r):
-    Q, K, V, mask, S = _parts(r)
-    return mask is not None and _weights_are(r, _softmax(S / np.sqrt(Q.shape[-1])))
+def _ignored_mask(record):
+    Q, K, V, mask, S = _parts(record)
+    return mask is not None and _weights_are(record, _softmax(S / np.sqrt(Q.shape[-1])))
 
 
-def _softmax_over_queries(r):
-    Q, K, V, mask, S = _parts(r)
-    return _weights_are(r, _softmax(_fill(S / np.sqrt(Q.shape[-1]), mask), axis=-2))
+def _softmax_over_queries(record):
+    Q, K, V, mask, S = _parts(record)
+    return _weights_are(record, _softmax(_fill(S / np.sqrt(Q.shape[-1]), mask), axis=-2))
 
 
-def _masked_weight_not_zero(r):
-    Q, K, V, mask, S = _parts(r)
-    if mask is None or r.got is None:
+def _k_transpose_batched(record):
+    if record.error is None or np.ndim(record.args[1]) < 3 or "not implemented" in record.error:
         return False
-    weights = r.got[1]
-    if not close(weights, r.want[1]):      # the symptom: right to within tolerance, yet not exactly 0
-        return False
-    hidden = ~np.broadcast_to(mask, weights.shape)
-    return bool(np.any(weights[hidden] != 0.0))
-
-
-def _k_transpose_batched(r):
-    if r.error is None or np.ndim(r.args[1]) < 3 or "not implemented" in r.error:
-        return False
-    text = r.error.lower()
+    text = record.error.lower()
     return any(word in text for word in ("mismatch", "broadcast", "aligned", "shape"))
 
 
@@ -149,11 +138,7 @@ MISTAKES = [
             "the softmax runs over the queries (axis -2), so each column of the weights sums to 1. Each "
             "query's scores must be normalised over the keys: `softmax(scores, axis=-1)`.",
             _softmax_over_queries),
-    Mistake("masked_weight_not_zero",
-            "a masked weight is small but not exactly 0: a moderate negative fill (such as -30 or -100) "
-            "leaves exp(fill) > 0. Fill masked scores with `-np.inf`, or a number so negative that exp "
-            "underflows to 0 (such as -1e9), or multiply the weights by the mask and renormalise.",
-            _masked_weight_not_zero),
+    masked_weight_not_zero(lambda record: _parts(record)[3]),
     Mistake("k_transpose_batched",
             "`K.T` (or `np.transpose(K)`) reverses *all* the axes of a batched array: for K of shape "
             "(B, m, d_k) it gives (d_k, m, B), not (B, d_k, m), so the product with Q fails. Swap only the "
@@ -163,21 +148,11 @@ MISTAKES = [
 ]
 
 
-def _properties(record):
-    """Each row of the weights sums to 1; masked weights are exactly 0 (closeness is not enough)."""
-    if _masked_weight_not_zero(record):
-        return message_of(MISTAKES, "masked_weight_not_zero")
-    weights = record.got[1]
-    if np.any(weights < 0) or not np.allclose(weights.sum(axis=-1), 1.0):
-        return "each row of the weights must be non-negative and sum to 1"
-    return None
-
-
 def _expect(function, Q, K, V, *mask):
     names = ("Q", "K", "V", "mask")[:3 + len(mask)]
     record = attempt(function, "scaled_dot_product_attention", (Q, K, V, *mask), want=_ref(Q, K, V, *mask),
                      arg_names=names)
-    expect(record, MISTAKES, extra_check=_properties)
+    expect(record, MISTAKES, extra_check=weights_sum_to_one())
     return record.got
 
 

@@ -12,10 +12,9 @@ Every mistake has a wrong implementation in ``tests/submissions/07_self_attentio
 """
 import numpy as np
 
-from ..checks import Mistake, attempt, close, expect, message_of, softmax as _softmax
-from ..notebooks import reference
+from ..checks import Mistake, attempt, close, expect, masked_weight_not_zero, reference
+from ..checks import softmax as _softmax
 
-ASSIGNMENT = "07_self_attention"
 
 
 def _tri(n, kind):
@@ -24,15 +23,11 @@ def _tri(n, kind):
             "strict_lower": np.tril(ones, -1)}[kind]
 
 
-def _is(r, name):
-    return r.call.startswith(name + "(")
-
-
 # --------------------------------------------------------------------------- mistaken formulas
-def _variant(r, *, key="k", value="v", scale="d_k", mask="flag", after=False, axis=-1, fill=-np.inf):
+def _variant(record, *, key="k", value="v", scale="d_k", mask="flag", after=False, axis=-1, fill=-np.inf):
     """What self_attention returns for the record's inputs under one mistaken formula."""
-    X, W_q, W_k, W_v = (np.asarray(a, dtype=float) for a in r.args[:4])
-    causal = bool(r.kwargs.get("causal", False))
+    X, W_q, W_k, W_v = (np.asarray(a, dtype=float) for a in record.args[:4])
+    causal = bool(record.kwargs.get("causal", False))
     Q = X @ W_q
     K = X @ (W_q if key == "q" else W_k)
     V = X if value == "x" else X @ W_v
@@ -53,66 +48,71 @@ def _same(got, alt, rows=slice(None)):
             and all(close(g[rows], a[rows]) for g, a in zip(got, alt)))
 
 
-def _causal(r):
-    return _is(r, "self_attention") and bool(r.kwargs.get("causal", False))
+def _visible(record):
+    """The causal mask of a causal self_attention call (None for any other call)."""
+    return _tri(np.shape(record.args[0])[0], "causal") if _causal(record) else None
 
 
-def _mask_record_equals(r, kind):
-    return _is(r, "causal_mask") and r.got is not None and close(r.got, _tri(int(r.args[0]), kind))
+def _causal(record):
+    return record.function == "self_attention" and bool(record.kwargs.get("causal", False))
 
 
-def _upper_triangle(r):
-    if _is(r, "causal_mask"):
-        return _mask_record_equals(r, "upper")
-    return _causal(r) and _same(r.got, _variant(r, mask="upper"))
+def _mask_record_equals(record, kind):
+    return record.function == "causal_mask" and record.got is not None and close(record.got, _tri(int(record.args[0]), kind))
 
 
-def _true_means_blocked(r):
-    if _is(r, "causal_mask"):
-        return _mask_record_equals(r, "strict_upper")
-    if not _causal(r):
+def _upper_triangle(record):
+    if record.function == "causal_mask":
+        return _mask_record_equals(record, "upper")
+    return _causal(record) and _same(record.got, _variant(record, mask="upper"))
+
+
+def _true_means_blocked(record):
+    if record.function == "causal_mask":
+        return _mask_record_equals(record, "strict_upper")
+    if not _causal(record):
         return False
-    if r.error is not None:  # every key of the last row blocked: nothing left to attend to
+    if record.error is not None:  # every key of the last row blocked: nothing left to attend to
         return False
     # the last query sees no key at all (nan, or uniform with a -1e9 fill): compare the other rows
-    return _same(r.got, _variant(r, mask="strict_upper", fill=-1e9), rows=slice(0, -1))
+    return _same(record.got, _variant(record, mask="strict_upper", fill=-1e9), rows=slice(0, -1))
 
 
-def _diagonal_excluded(r):
-    if _is(r, "causal_mask"):
-        return _mask_record_equals(r, "strict_lower")
-    if not _causal(r) or r.got is None:
+def _diagonal_excluded(record):
+    if record.function == "causal_mask":
+        return _mask_record_equals(record, "strict_lower")
+    if not _causal(record) or record.got is None:
         return False
     # the first query sees no key at all (nan, or uniform with a -1e9 fill): compare the other rows
-    return _same(r.got, _variant(r, mask="strict_lower", fill=-1e9), rows=slice(1, None))
+    return _same(record.got, _variant(record, mask="strict_lower", fill=-1e9), rows=slice(1, None))
 
 
-def _flag_ignored(r):
-    return _causal(r) and _same(r.got, _variant(r, mask="none"))
+def _flag_ignored(record):
+    return _causal(record) and _same(record.got, _variant(record, mask="none"))
 
 
-def _wq_for_keys(r):
-    return _is(r, "self_attention") and _same(r.got, _variant(r, key="q"))
+def _wq_for_keys(record):
+    return record.function == "self_attention" and _same(record.got, _variant(record, key="q"))
 
 
-def _no_scaling(r):
-    return _is(r, "self_attention") and _same(r.got, _variant(r, scale="none"))
+def _no_scaling(record):
+    return record.function == "self_attention" and _same(record.got, _variant(record, scale="none"))
 
 
-def _scaled_by_d_model(r):
-    return _is(r, "self_attention") and _same(r.got, _variant(r, scale="d_model"))
+def _scaled_by_d_model(record):
+    return record.function == "self_attention" and _same(record.got, _variant(record, scale="d_model"))
 
 
-def _masked_after_softmax(r):
-    return _causal(r) and _same(r.got, _variant(r, after=True))
+def _masked_after_softmax(record):
+    return _causal(record) and _same(record.got, _variant(record, after=True))
 
 
-def _softmax_over_queries(r):
-    return _is(r, "self_attention") and _same(r.got, _variant(r, axis=0))
+def _softmax_over_queries(record):
+    return record.function == "self_attention" and _same(record.got, _variant(record, axis=0))
 
 
-def _values_not_projected(r):
-    return _is(r, "self_attention") and _same(r.got, _variant(r, value="x"))
+def _values_not_projected(record):
+    return record.function == "self_attention" and _same(record.got, _variant(record, value="x"))
 
 
 MISTAKES = [
@@ -136,7 +136,8 @@ MISTAKES = [
             "the mask holds numbers (0 and 1), not booleans: `~mask` and `np.where(mask, ...)` then "
             "do not mean what you expect, and the contract asks for a bool array. Build it with "
             "`dtype=bool`, for example `np.tril(np.ones((n, n), dtype=bool))`.",
-            lambda r: False),  # checked directly on the dtype in check_causal_mask
+            lambda record: record.function == "causal_mask" and record.got is not None and record.kinds[:1] != ("b",),
+            even_if_close=True),
     Mistake("causal_flag_ignored",
             "with `causal=True` the weights are not masked: every query still attends to later "
             "tokens. When `causal` is True, replace the scores where the causal mask is False by "
@@ -170,21 +171,13 @@ MISTAKES = [
             "the values are the rows of X itself: the output mixes `X`, not `V = X @ W_v`. Project "
             "the values with their own matrix; the output then has d_v columns.",
             _values_not_projected),
+    masked_weight_not_zero(_visible),
 ]
 
 
 # --------------------------------------------------------------------------- checks
 def _ref():
-    return reference(ASSIGNMENT)
-
-
-def _masked_weights_zero(record):
-    weights = record.got[1]
-    blocked = ~_tri(weights.shape[-1], "causal")
-    if record.kwargs.get("causal") and np.any(weights[blocked] != 0):
-        return ("masked weights must be exactly 0 (a weight of a later token is not 0). Set the "
-                "blocked scores to -np.inf (or a very large negative number) before the softmax.")
-    return None
+    return reference(__name__)
 
 
 def _call_self_attention(self_attention, X, W_q, W_k, W_v, causal=None):
@@ -192,7 +185,7 @@ def _call_self_attention(self_attention, X, W_q, W_k, W_v, causal=None):
     want = _ref().self_attention(X, W_q, W_k, W_v, **kwargs)
     record = attempt(self_attention, "self_attention", (X, W_q, W_k, W_v), kwargs, want=want,
                      arg_names=("X", "W_q", "W_k", "W_v"))
-    expect(record, MISTAKES, extra_check=_masked_weights_zero)
+    expect(record, MISTAKES)
     return record.got
 
 
@@ -210,9 +203,6 @@ def check_causal_mask(causal_mask):
         record = attempt(causal_mask, "causal_mask", (n,), want=_ref().causal_mask(n), arg_names=("n",))
         expect(record, MISTAKES)
     mask = np.asarray(causal_mask(6))
-    if mask.dtype != bool:
-        raise AssertionError(f"causal_mask(n=6) returned dtype {mask.dtype}: "
-                             f"{message_of(MISTAKES, 'mask_not_boolean')}")
     assert mask[3, 3] and mask[3, 0] and not mask[3, 4], (
         "causal_mask(6): row i must be True at columns 0..i and False after i")
 

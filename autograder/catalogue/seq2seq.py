@@ -11,12 +11,11 @@ names the mistake.  Every mistake has a wrong implementation in
 """
 import numpy as np
 
-from ..checks import Mistake, attempt, close, expect
-from ..notebooks import reference
+from ..checks import Mistake, attempt, close, expect, reference
 
 
 def _ref():
-    return reference("02_seq2seq")
+    return reference(__name__)
 
 
 def _encode(X, W_xh, W_hh, b_h, h0=None, *, transpose=False, recurrence=True, squash=True):
@@ -38,7 +37,7 @@ def _args(record):
 
 
 def _is_encoder(record):
-    return record.call.startswith("rnn_encoder")
+    return record.function == "rnn_encoder"
 
 
 def _encoder_variant(**variant):
@@ -72,7 +71,7 @@ def _bias_missing(record):
 
 def _context(reduce):
     def detect(record):
-        return record.call.startswith("fixed_context") and close(record.got, reduce(np.asarray(record.args[0])))
+        return record.function == "fixed_context" and close(record.got, reduce(np.asarray(record.args[0])))
     return detect
 
 
@@ -124,7 +123,7 @@ MISTAKES = [
 ]
 
 
-def _weights(rng, T, d_x, d_h):
+def _parameters(rng, T, d_x, d_h):
     X = rng.normal(size=(T, d_x))                          # (T, d_x)
     W_xh = rng.normal(scale=0.6, size=(d_x, d_h))          # (d_x, d_h)
     W_hh = rng.normal(scale=0.6, size=(d_h, d_h))          # (d_h, d_h), not symmetric
@@ -143,12 +142,12 @@ def check_rnn_encoder(rnn_encoder):
     """Random inputs with T, d_x and d_h all different; h0 left out or None; a single step."""
     rng = np.random.default_rng(201)
     for T, d_x, d_h in [(5, 3, 4), (7, 2, 6)]:
-        X, W_xh, W_hh, b_h = _weights(rng, T, d_x, d_h)
+        X, W_xh, W_hh, b_h = _parameters(rng, T, d_x, d_h)
         H = _expect_encoder(rnn_encoder, (X, W_xh, W_hh, b_h))
         assert np.all(np.abs(H) < 1), "rnn_encoder: tanh states must lie strictly between -1 and 1"
-    X, W_xh, W_hh, b_h = _weights(rng, 6, 4, 3)
+    X, W_xh, W_hh, b_h = _parameters(rng, 6, 4, 3)
     _expect_encoder(rnn_encoder, (X, W_xh, W_hh, b_h, None))
-    X, W_xh, W_hh, b_h = _weights(rng, 1, 3, 5)
+    X, W_xh, W_hh, b_h = _parameters(rng, 1, 3, 5)
     _expect_encoder(rnn_encoder, (X, W_xh, W_hh, b_h))
 
 
@@ -156,7 +155,7 @@ def check_rnn_encoder_h0(rnn_encoder):
     """A given, non-zero initial state h0."""
     rng = np.random.default_rng(202)
     for T, d_x, d_h in [(4, 3, 5), (6, 5, 2)]:
-        X, W_xh, W_hh, b_h = _weights(rng, T, d_x, d_h)
+        X, W_xh, W_hh, b_h = _parameters(rng, T, d_x, d_h)
         h0 = rng.uniform(-0.9, 0.9, size=d_h)
         _expect_encoder(rnn_encoder, (X, W_xh, W_hh, b_h, h0))
 
@@ -165,6 +164,6 @@ def check_fixed_context(fixed_context):
     """States of random encoders with T different from d_h: the result is the last state, (d_h,)."""
     rng = np.random.default_rng(203)
     for T, d_x, d_h in [(6, 3, 4), (3, 2, 5), (1, 2, 3)]:
-        H = _ref().rnn_encoder(*_weights(rng, T, d_x, d_h))          # (T, d_h)
+        H = _ref().rnn_encoder(*_parameters(rng, T, d_x, d_h))          # (T, d_h)
         record = attempt(fixed_context, "fixed_context", (H,), want=_ref().fixed_context(H), arg_names=("H",))
         expect(record, MISTAKES)

@@ -9,7 +9,7 @@
 """
 from pathlib import Path
 
-from attention.offline import ENTRY, copy_mathjax
+from autograder.mathjax import ENTRY, copy_mathjax
 
 
 def _copy_mathjax_into_site(app, exception):

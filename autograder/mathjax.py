@@ -1,9 +1,11 @@
 """A local copy of MathJax, for pages that must render math with no network.
 
-MathJax 2.7 ships inside the pinned ``jupyter-server-mathjax`` wheel.  The book
-build (book/_ext/offline.py) copies it into ``_build/html/_static/mathjax`` and
-nbgrader's feedback step (autograder/nbgrader_config.py) into
-``autograder/feedback/mathjax``.
+The one piece of build tooling shared by the book and the grader: MathJax 2.7
+ships inside the pinned ``jupyter-server-mathjax`` wheel, and this copies it,
+with the offline settings of ``mathjax-offline.js``, where a page can load it.
+The book build (book/_ext/offline.py) copies it into
+``_build/html/_static/mathjax``, nbgrader's feedback step
+(autograder/nbgrader_config.py) into ``autograder/feedback/mathjax``.
 """
 import shutil
 from pathlib import Path

@@ -1,0 +1,236 @@
+"""A course: where its files live, and which exercises it has.
+
+The one description of the layout, used by nbgrader's configuration
+(``nbgrader_config.py``), the self-check, the class run and the report.
+Paths are relative to the course root (the repository, for this book's course;
+an instructor's fork or any other folder with ``--course-root``)::
+
+  solutions/exercises.toml                  the registry: one entry per exercise
+  solutions/<NN_name>/<name>.ipynb          nbgrader source: solutions, hidden tests (hand-edited)
+  exercises/<NN_name>/<name>.ipynb          release, written by `nbgrader generate_assignment`
+  autograder/submitted/<student>/<NN_name>/ collected submissions            (git-ignored)
+  autograder/autograded/<student>/<NN_name>/ graded copies                    (git-ignored)
+  autograder/feedback/<student>/<NN_name>/  feedback HTML                     (git-ignored)
+  autograder/downloaded/<NN_name>/archive/  an LMS zip, for `nbgrader zip_collect` (git-ignored)
+  autograder/grading-log/<NN_name>.jsonl    the class run's journal           (git-ignored)
+  autograder/reports/<NN_name>/             the misconception report          (git-ignored)
+  autograder/gradebook.db                   SQLite gradebook, unless a db_url is given (git-ignored)
+
+An exercise is registered once, in ``solutions/exercises.toml``; its assignment
+id, notebook, catalogue, library module and contract functions derive from
+that entry (see ``Exercise``).
+"""
+import dataclasses
+import functools
+import importlib
+import os
+import tomllib
+from pathlib import Path
+
+from . import notebooks
+from .notebooks import NotebookError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# nbgrader's CourseDirectory settings, relative to the course root.
+LAYOUT = {
+    "source_directory": "solutions",
+    "release_directory": "exercises",
+    "submitted_directory": "autograder/submitted",
+    "autograded_directory": "autograder/autograded",
+    "feedback_directory": "autograder/feedback",
+}
+DOWNLOADED = "autograder/downloaded"   # ZipCollectApp.downloaded_directory
+GRADING_LOG = "autograder/grading-log"
+REPORTS = "autograder/reports"
+GRADEBOOK = "autograder/gradebook.db"
+REGISTRY = "exercises.toml"            # inside the source directory
+GRADEBOOK_URL_VARIABLE = "ATTENTION_GRADEBOOK_URL"
+
+
+@dataclasses.dataclass(frozen=True)
+class Exercise:
+    """One registered exercise; every other name of it is derived here."""
+    course: "Course"
+    number: int
+    name: str                       # "softmax"
+    chapter: str | None = None      # "book/01_softmax": the page that teaches it
+    catalogue_module: str | None = None   # default: autograder.catalogue.<name>
+
+    @property
+    def assignment(self):
+        """nbgrader's assignment id, the folder name in solutions/ and exercises/: "01_softmax"."""
+        return f"{self.number:02d}_{self.name}"
+
+    @property
+    def notebook(self):
+        return f"{self.name}.ipynb"
+
+    @property
+    def catalogue_name(self):
+        return self.catalogue_module or f"autograder.catalogue.{self.name}"
+
+    @property
+    def catalogue(self):
+        """The misconception catalogue module: hidden checks and ``MISTAKES``."""
+        return importlib.import_module(self.catalogue_name)
+
+    @property
+    def library_module(self):
+        """The book's library module the chapter imports (book exercises only)."""
+        return f"attention.{self.name}"
+
+    @property
+    def source_path(self):
+        return self.course.source / self.assignment / self.notebook
+
+    @property
+    def release_path(self):
+        return self.course.release / self.assignment / self.notebook
+
+    @functools.cached_property
+    def source(self):
+        """The trusted source notebook (tests, points, reference solution)."""
+        if not self.source_path.is_file():
+            raise NotebookError(f"exercise {self.assignment} is registered but {self.source_path} does not exist")
+        return notebooks.SourceNotebook(self.assignment, self.source_path)
+
+    @property
+    def functions(self):
+        """The contract: names of the functions the learner implements."""
+        return self.source.functions
+
+
+@dataclasses.dataclass(frozen=True)
+class Course:
+    """A course folder laid out as the module docstring says."""
+    root: Path
+    source_directory: str = LAYOUT["source_directory"]
+    release_directory: str = LAYOUT["release_directory"]
+    submitted_directory: str = LAYOUT["submitted_directory"]
+    autograded_directory: str = LAYOUT["autograded_directory"]
+    feedback_directory: str = LAYOUT["feedback_directory"]
+    db_url: str | None = None       # None: the SQLite gradebook in the course
+
+    def __post_init__(self):
+        object.__setattr__(self, "root", Path(self.root).resolve())
+
+    @classmethod
+    def from_coursedir(cls, coursedir):
+        """The course an nbgrader ``CourseDirectory`` describes (its configured root and folders)."""
+        return course_at(coursedir.root, db_url=coursedir.db_url, **{key: getattr(coursedir, key) for key in LAYOUT})
+
+    @property
+    def source(self):
+        return self.root / self.source_directory
+
+    @property
+    def release(self):
+        return self.root / self.release_directory
+
+    @property
+    def submitted(self):
+        return self.root / self.submitted_directory
+
+    @property
+    def autograded(self):
+        return self.root / self.autograded_directory
+
+    @property
+    def feedback(self):
+        return self.root / self.feedback_directory
+
+    @property
+    def grading_log(self):
+        return self.root / GRADING_LOG
+
+    @property
+    def reports(self):
+        return self.root / REPORTS
+
+    @property
+    def gradebook_url(self):
+        return self.db_url or f"sqlite:///{self.root / GRADEBOOK}"
+
+    @functools.cached_property
+    def exercises(self):
+        """The registered exercises, in registry order."""
+        path = self.source / REGISTRY
+        try:
+            entries = tomllib.loads(path.read_text(encoding="utf-8")).get("exercise", [])
+        except FileNotFoundError:
+            raise NotebookError(f"{self.root} is not a course: no exercise registry {path}") from None
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+            raise NotebookError(f"{path}: cannot be read ({error})".splitlines()[0]) from None
+        fields = {"number", "name", "chapter", "catalogue"}
+        exercises = []
+        for entry in entries:
+            if not isinstance(entry, dict) or not {"number", "name"} <= set(entry) <= fields:
+                raise NotebookError(f"{path}: each [[exercise]] needs number and name, and may have "
+                                    f"chapter and catalogue; found {entry!r}")
+            exercises.append(Exercise(self, int(entry["number"]), str(entry["name"]), entry.get("chapter"),
+                                      entry.get("catalogue")))
+        return tuple(exercises)
+
+    def exercise(self, assignment):
+        """The exercise whose assignment id is ``assignment``, or a one-line NotebookError."""
+        for exercise in self.exercises:
+            if exercise.assignment == assignment:
+                return exercise
+        known = ", ".join(e.assignment for e in self.exercises)
+        raise NotebookError(f"no exercise named {assignment!r} in {self.source / REGISTRY} (the course has: {known})")
+
+    def identify(self, submission):
+        """The exercise a submission (a NotebookNode) was released from, found by its nbgrader cell ids.
+
+        A renamed file is still recognised; a notebook without an exercise's cells is not.
+        """
+        ids = notebooks.grade_ids(submission)
+        best, overlap = None, 0
+        for exercise in self.exercises:
+            shared = len(ids & exercise.source.grade_ids)
+            if shared > overlap:
+                best, overlap = exercise, shared
+        if best is None:
+            raise NotebookError("this notebook is not one of the course's exercises "
+                                "(it has none of their graded cells); open the one under exercises/")
+        return best
+
+
+@functools.lru_cache(maxsize=16)
+def course_at(root, **layout):
+    """The Course at ``root``: one object per folder and layout in a process, so that its
+    registry, source notebooks and reference solutions are read once."""
+    return Course(Path(root).resolve(), **layout)
+
+
+def default_course():
+    """The course a command uses when given none: ``$ATTENTION_COURSE_ROOT``, else this repository."""
+    return course_at(os.environ.get("ATTENTION_COURSE_ROOT") or REPO_ROOT)
+
+
+def load_config(course_root=None, db_url=None):
+    """nbgrader's configuration of the course (autograder/nbgrader_config.py), with overrides."""
+    from traitlets.config.loader import Config, PyFileConfigLoader
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(Path(__file__).parent)).load_config()
+    overrides = Config()
+    if course_root:
+        root = Path(course_root).resolve()
+        overrides.CourseDirectory.root = str(root)
+        if not db_url and not os.environ.get(GRADEBOOK_URL_VARIABLE):
+            db_url = f"sqlite:///{root / GRADEBOOK}"   # that course's own gradebook, not this repository's
+            (root / GRADEBOOK).parent.mkdir(parents=True, exist_ok=True)
+    if db_url:
+        overrides.CourseDirectory.db_url = db_url
+    config.merge(overrides)
+    return config
+
+
+def coursedir(config):
+    """nbgrader's CourseDirectory for ``config``."""
+    from nbgrader.coursedir import CourseDirectory
+    return CourseDirectory(config=config)
+
+
+def from_config(config):
+    return Course.from_coursedir(coursedir(config))
