@@ -6,7 +6,6 @@ runs on it from autograder/, where its configuration lives (``nbgrader``).
 """
 import ast
 import copy
-from pathlib import Path
 
 import nbformat
 

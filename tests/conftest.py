@@ -10,6 +10,22 @@ sys.path.insert(0, str(Path(__file__).parent))
 os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
 
 
+# The tiers (markers are declared in pyproject.toml and checked with --strict-markers):
+# `make check` runs the tests that carry none of these, `make test` runs all.
+FIXTURE_MARKERS = {"site": "book", "browser": "browser", "new_postgres_database": "postgres"}
+
+
+def pytest_collection_modifyitems(items):
+    """Mark each test by what it needs, read from the fixtures it uses."""
+    for item in items:
+        for fixture, marker in FIXTURE_MARKERS.items():
+            if fixture in item.fixturenames:
+                item.add_marker(marker)
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "postgresql" in params.values():
+            item.add_marker("postgres")
+
+
 @pytest.fixture(scope="session")
 def site(tmp_path_factory):
     """The book, built once per test run with `jupyter-book build . -W -n --keep-going`."""

@@ -14,6 +14,8 @@ from nbgrader.api import Gradebook
 
 import helpers
 
+pytestmark = pytest.mark.nbgrader
+
 WRONG = helpers.SUBMISSIONS / "01_softmax" / "wrong"
 CORRECT = helpers.SUBMISSIONS / "01_softmax" / "correct"
 AUTO, MANUAL = 7.0, 1.0  # points of the tests, and of the written answer

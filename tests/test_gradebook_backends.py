@@ -13,6 +13,8 @@ from nbgrader.api import Gradebook
 import helpers
 import postgres
 
+pytestmark = pytest.mark.nbgrader
+
 CORRECT = helpers.SUBMISSIONS / "01_softmax" / "correct" / "logsumexp.py"
 WRONG = helpers.SUBMISSIONS / "01_softmax" / "wrong" / "axis_ignored.py"
 STUDENTS = {f"s{i:02d}": (CORRECT if i % 3 else WRONG) for i in range(15)}

@@ -6,6 +6,8 @@ import pytest
 
 import helpers
 
+pytestmark = pytest.mark.nbgrader
+
 EXERCISES = helpers.EXERCISES
 
 
