@@ -177,7 +177,9 @@ DIAGRAM_CHAPTERS = {2, 3, 4, 6, 7, 8, 9}
 
 
 def _is_file_name(text):
-    return bool(re.search(r"\.(png|jpe?g|gif|svg)$", text.strip(), re.I)) or "/" in text.strip()
+    """MyST-NB's default alt text is the image's path, e.g. ../_images/1e25d8....png."""
+    text = text.strip()
+    return bool(re.fullmatch(r"\S+\.(png|jpe?g|gif|svg)", text, re.I)) or ("/" in text and " " not in text)
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
@@ -187,7 +189,7 @@ def test_every_image_has_alt_text(site, chapter):
     missing = []
     for tag in re.findall(r"<img\b[^>]*>", html):
         alt = re.search(r'\balt="([^"]*)"', tag)
-        if alt is None or not alt.group(1).strip() or _is_file_name(alt.group(1)):
+        if alt is None or len(alt.group(1).split()) < 2 or _is_file_name(alt.group(1)):
             missing.append(tag[:160])
     assert missing == [], missing
 
