@@ -17,14 +17,19 @@ MATHJAX_DIR = Path(jupyter_server_mathjax.__file__).parent / "static"
 _IGNORE = shutil.ignore_patterns("a11y")
 
 
-# The settings every page needs to use this copy offline, added to it as config/local/offline.js.
+# The settings every page needs to use this copy offline, added to it as
+# config/local/offline.js.
 OFFLINE_CONFIG = Path(__file__).with_name("mathjax-offline.js")
-# What a page loads, relative to the copy: the wheel's one combined configuration, then ours.
+# What a page loads, relative to the copy: the wheel's one combined
+# configuration, then ours.
 ENTRY = "MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,local/offline"
 
 
 def copy_mathjax(target):
-    """Copy MathJax, with the offline settings, into the folder ``target`` (created if needed)."""
+    """Copy MathJax, with the offline settings, into the folder ``target``
+    (created if needed).
+    """
     shutil.copytree(MATHJAX_DIR, target, ignore=_IGNORE, dirs_exist_ok=True)
     (Path(target) / "config" / "local").mkdir(parents=True, exist_ok=True)
-    shutil.copy(OFFLINE_CONFIG, Path(target) / "config" / "local" / "offline.js")
+    shutil.copy(OFFLINE_CONFIG,
+                Path(target) / "config" / "local" / "offline.js")

@@ -169,3 +169,55 @@ def test_chapter_page_offers_download_launch_and_exercise(site, chapter):
         assert launcher in html, launcher
     downloads = re.findall(r'href="(\.\./_downloads/[^"]+\.ipynb)"', html)   # the exercise, shipped with the site
     assert downloads and all((site / "book" / d).resolve().is_file() for d in downloads)
+
+
+# Chapters that explain a mechanism and draw it (issue 15); chapters not yet in the
+# table of contents are not required.
+DIAGRAM_CHAPTERS = {2, 3, 4, 6, 7, 8, 9}
+
+
+def _is_file_name(text):
+    """MyST-NB's default alt text is the image's path, e.g. ../_images/1e25d8....png."""
+    text = text.strip()
+    return bool(re.fullmatch(r"\S+\.(png|jpe?g|gif|svg)", text, re.I)) or ("/" in text and " " not in text)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_image_has_alt_text(site, chapter):
+    """Every image of a chapter page (figures of code cells included) says what it shows."""
+    html = (site / f"{chapter}.html").read_text()
+    missing = []
+    for tag in re.findall(r"<img\b[^>]*>", html):
+        alt = re.search(r'\balt="([^"]*)"', tag)
+        if alt is None or len(alt.group(1).split()) < 2 or _is_file_name(alt.group(1)):
+            missing.append(tag[:160])
+    assert missing == [], missing
+
+
+def _diagrams(html):
+    """(figure html or None, alt text) of every Graphviz diagram of a page."""
+    found = []
+    for match in re.finditer(r'<div class="graphviz">(.*?)</div>', html, re.S):
+        alt = re.search(r'<p class="warning">(.*?)</p>', match.group(1), re.S)
+        start = html.rfind("<figure", 0, match.start())
+        end = html.find("</figure>", match.end())
+        inside = start != -1 and html.rfind("</figure>", start, match.start()) == -1
+        found.append((html[start:end] if inside else None, alt.group(1) if alt else ""))
+    return found
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_diagrams_have_caption_and_alt_text(site, chapter):
+    html = (site / f"{chapter}.html").read_text()
+    number = int(re.match(r"book/(\d\d)_", chapter).group(1))
+    diagrams = _diagrams(html)
+    if number in DIAGRAM_CHAPTERS:
+        assert diagrams, f"{chapter} explains a mechanism but draws no diagram"
+    for figure, alt in diagrams:
+        assert figure is not None and "<figcaption" in figure, f"{chapter}: a diagram without :caption:"
+        caption = text_of(figure.split("<figcaption", 1)[1])
+        assert len(caption.split()) >= 3, f"{chapter}: caption {caption!r}"
+        alt = text_of(alt)
+        # Without :alt: Sphinx uses the dot source as the alternative text.
+        assert alt and not re.match(r"(strict\s+)?(di)?graph\b", alt), f"{chapter}: diagram without :alt:"
+        assert len(alt.split()) >= 5, f"{chapter}: alt text {alt!r} does not say what the diagram shows"

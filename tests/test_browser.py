@@ -13,6 +13,7 @@ from urllib.parse import unquote, urlparse
 import pytest
 
 import helpers
+from test_book import CHAPTERS
 
 SCREENSHOTS = helpers.REPO / "_build" / "screenshots"
 
@@ -109,4 +110,48 @@ def test_screenshot_of_every_chapter(site, server, browser):
         page.screenshot(path=str(path))
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     page.close()
-    assert len(chapters) == 9
+    assert len(chapters) == len(CHAPTERS)  # every numbered chapter of _toc.yml
+
+
+WIDE_PAGE = {"width": 1280, "height": 900}
+
+# Display math typeset by MathJax 2 (HTML-CSS): the span inside span.math carries the formula's
+# real width, which may exceed the box MathJax draws it in. Compare it with Sphinx's container.
+MATH_WIDTHS = """() => Array.from(document.querySelectorAll('div.math')).map(box => {
+    const formula = box.querySelector('.MathJax span.math > span');
+    return {tex: (box.querySelector('script') || {}).textContent || box.textContent.slice(0, 80),
+            width: formula ? formula.getBoundingClientRect().width : null, room: box.clientWidth};
+})"""
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_display_math_fits_its_column_at_1280_px(server, browser, chapter):
+    page = browser.new_page(viewport=WIDE_PAGE)
+    page.goto(f"{server}/{chapter}.html", wait_until="networkidle")
+    page.evaluate(helpers.WAIT_FOR_MATHJAX)
+    formulas = page.evaluate(MATH_WIDTHS)
+    page.close()
+    assert all(f["width"] is not None for f in formulas), "display math not typeset"
+    wide = [f"{f['width']:.0f} px > {f['room']} px: {' '.join(f['tex'].split())[:100]}"
+            for f in formulas if f["width"] > f["room"] + 0.5]
+    assert wide == [], wide
+
+
+# Sphinx embeds each Graphviz SVG as an <object>; a loaded one exposes its <svg> document.
+DIAGRAMS = """() => Array.from(document.querySelectorAll('div.graphviz object')).map(o => {
+    const svg = o.contentDocument && o.contentDocument.documentElement;
+    return {data: o.getAttribute('data'), loaded: !!svg && svg.tagName.toLowerCase() === 'svg',
+            width: o.getBoundingClientRect().width, height: o.getBoundingClientRect().height,
+            room: o.closest('figure, section, article').getBoundingClientRect().width};
+})"""
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_diagrams_load_and_fit_at_1280_px(server, browser, chapter):
+    page = browser.new_page(viewport=WIDE_PAGE)
+    page.goto(f"{server}/{chapter}.html", wait_until="load")
+    page.wait_for_load_state("networkidle")
+    diagrams = page.evaluate(DIAGRAMS)
+    page.close()
+    bad = [d for d in diagrams if not d["loaded"] or d["height"] < 20 or d["width"] > d["room"] + 0.5]
+    assert bad == [], bad

@@ -1,1 +1,3 @@
-"""The book's small helper library: code that more than one chapter uses lives here once."""
+"""The book's small helper library: code that more than one chapter uses lives
+here once.
+"""

@@ -1,4 +1,5 @@
-"""Scaled dot-product attention (chapter 6), tuned; later chapters import it from here.
+"""Scaled dot-product attention (chapter 6), tuned; later chapters import it
+from here.
 
 It computes in float64 and makes no temporary of the size of the score matrix
 beyond the weights themselves; the tuning is measured by
@@ -12,52 +13,69 @@ import numpy as np
 # 2**-300 ~ 5e-91 is a normal float64, so no row can sum to 0.
 SHIFT_FREE_BOUND = 300.0
 LOG2_E = 1.0 / np.log(2.0)
-# Rows of the score matrix processed together: about 512 KiB of float64 per block,
-# so the exponential, the row sums and the normalisation all run on cached data.
+# Rows of the score matrix processed together: about 512 KiB of float64 per
+# block, so the exponential, the row sums and the normalisation all run on
+# cached data.
 BLOCK_BYTES = 1 << 19
 
 
 def scaled_dot_product_attention(Q, K, V, mask=None):
-    """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V  (Vaswani et al. 2017, Eq. 1).
+    """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V  (Vaswani et al. 2017,
+    Eq. 1).
 
     Q    : (..., n, d_k) queries, one per row
     K    : (..., m, d_k) keys
     V    : (..., m, d_v) values
-    mask : bool, broadcastable to (..., n, m); True = this query may attend to this key
-    returns (out (..., n, d_v), weights (..., n, m)); masked weights are exactly 0
+    mask : bool, broadcastable to (..., n, m); True = this query may attend to
+        this key
+    returns (out (..., n, d_v), weights (..., n, m)); masked weights are
+    exactly 0
 
-    The softmax is the one of chapter 1, tuned (see ``benchmarks/attention_kernels.py``):
+    The softmax is the one of chapter 1, tuned (see
+    ``benchmarks/attention_kernels.py``):
 
-    * it works in place on the score matrix, in blocks of rows that fit in the cache;
-    * exp(s) = 2 ** (s log2 e), so the factor log2(e) joins 1/sqrt(d_k) on the keys
-      (m * d_k multiplications instead of n * m) and the faster ``np.exp2`` does the rest;
+    * it works in place on the score matrix, in blocks of rows that fit in the
+      cache;
+    * exp(s) = 2 ** (s log2 e), so the factor log2(e) joins 1/sqrt(d_k) on the
+      keys (m * d_k multiplications instead of n * m) and the faster
+      ``np.exp2`` does the rest;
     * by shift invariance any per-row constant may be subtracted before the
-      exponential, and subtracting the row maximum only matters for large scores.
-      Cauchy-Schwarz bounds every score: |q_i . k_j| <= max|q| max|k|.  When that
-      bound (in base 2) is at most SHIFT_FREE_BOUND, nothing can overflow and no row
-      can underflow to 0, so the shift, a full pass over the matrix, is skipped.
+      exponential, and subtracting the row maximum only matters for large
+      scores. Cauchy-Schwarz bounds every score: |q_i . k_j| <= max|q| max|k|.
+      When that bound (in base 2) is at most SHIFT_FREE_BOUND, nothing can
+      overflow and no row can underflow to 0, so the shift, a full pass over
+      the matrix, is skipped.
     """
     Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))
-    K_scaled = K * (LOG2_E / np.sqrt(Q.shape[-1]))        # (..., m, d_k) keys times log2(e) / sqrt(d_k)
-    scores = Q @ np.swapaxes(K_scaled, -1, -2)            # (..., n, m) scores in base 2; a new array: work in place
+    # (..., m, d_k) keys times log2(e) / sqrt(d_k)
+    K_scaled = K * (LOG2_E / np.sqrt(Q.shape[-1]))
+    # (..., n, m) scores in base 2; a new array: work in place
+    scores = Q @ np.swapaxes(K_scaled, -1, -2)
     if mask is not None:
         mask = np.asarray(mask, dtype=bool)
         shape = np.broadcast_shapes(scores.shape, mask.shape)
-        if shape != scores.shape:                         # a mask with more batch dims than Q, K
+        if shape != scores.shape:  # a mask with more batch dims than Q, K
             scores = np.ascontiguousarray(np.broadcast_to(scores, shape))
-        np.copyto(scores, -np.inf, where=~mask)           # 2 ** -inf = 0: masked weights exactly 0
-    squared_bound = (np.max(np.einsum("...i,...i->...", Q, Q), initial=0.0)           # max |q|^2
-                     * np.max(np.einsum("...i,...i->...", K_scaled, K_scaled), initial=0.0))  # max |k|^2 / d_k
-    shift = not squared_bound <= SHIFT_FREE_BOUND ** 2    # also True for inf or NaN inputs
-    scores = np.ascontiguousarray(scores)                 # already is: then no copy
+        # 2 ** -inf = 0: masked weights exactly 0
+        np.copyto(scores, -np.inf, where=~mask)
+    # max |q|^2
+    squared_bound = (np.max(np.einsum("...i,...i->...", Q, Q), initial=0.0)
+                     # max |k|^2 / d_k
+                     * np.max(np.einsum("...i,...i->...", K_scaled, K_scaled),
+                              initial=0.0))
+    # also True for inf or NaN inputs
+    shift = not squared_bound <= SHIFT_FREE_BOUND ** 2
+    scores = np.ascontiguousarray(scores)  # already is: then no copy
     m = scores.shape[-1]
-    rows = scores.reshape(-1, m)                          # a view, so the blocks below write into scores
+    # a view, so the blocks below write into scores
+    rows = scores.reshape(-1, m)
     step = max(1, BLOCK_BYTES // (8 * max(m, 1)))
-    with np.errstate(divide="ignore"):                    # a fully masked row: 0 * (1/0) = nan, as before
+    # a fully masked row: 0 * (1/0) = nan, as before
+    with np.errstate(divide="ignore"):
         for start in range(0, rows.shape[0], step):
-            block = rows[start:start + step]              # (step, m), a view into scores
+            block = rows[start:start + step]  # (step, m), a view into scores
             if shift:
                 block -= np.max(block, axis=-1, keepdims=True)
-            np.exp2(block, out=block)                     # = exp(q . k / sqrt(d_k) - shift)
-            block *= 1.0 / np.einsum("ij->i", block)[:, None]   # rows sum to 1
-    return scores @ V, scores                             # (..., n, d_v), (..., n, m)
+            np.exp2(block, out=block)  # = exp(q . k / sqrt(d_k) - shift)
+            block *= 1.0 / np.einsum("ij->i", block)[:, None]  # rows sum to 1
+    return scores @ V, scores  # (..., n, d_v), (..., n, m)

@@ -1,5 +1,6 @@
-"""Recurrent encoder-decoders in NumPy: the RNN encoder, the fixed-length context,
-and the toy translation model of chapter 3 (with or without additive attention).
+"""Recurrent encoder-decoders in NumPy: the RNN encoder, the fixed-length
+context, and the toy translation model of chapter 3 (with or without additive
+attention).
 
 Row convention: one time step per row.  ``rnn_encoder`` accepts any leading
 batch dimensions, ``X (..., T, d_x) -> H (..., T, d_h)``.
@@ -8,11 +9,13 @@ The toy model follows Bahdanau, Cho and Bengio (2015) in miniature, with
 plain tanh units instead of gated ones and a linear output layer instead of a
 maxout layer:
 
-* encoder: a bidirectional RNN over one-hot tokens; annotation
-  h_j = [forward state j ; backward state j]                             (B, T_x, 2 d_h)
-* s_0 = tanh(c_0 W_init + b_init) with c_0 = [last forward state ; first backward state]
-* context c_i: additive attention over the annotations with s_{i-1} ("RNNsearch"),
-  or c_i = c_0 at every step, the fixed-length vector ("RNNencdec")
+* encoder: a bidirectional RNN over one-hot tokens; annotation h_j = [forward
+  state j ; backward state j] (B, T_x, 2 d_h)
+* s_0 = tanh(c_0 W_init + b_init) with c_0 = [last forward state ; first
+  backward state]
+* context c_i: additive attention over the annotations with s_{i-1}
+  ("RNNsearch"), or c_i = c_0 at every step, the fixed-length vector
+  ("RNNencdec")
 * s_i = tanh(onehot(y_{i-1}) W_ys + s_{i-1} W_ss + c_i W_cs + b_s)
 * p(y_i | ...) = softmax(s_i W_os + c_i W_oc + b_o)
 
@@ -27,49 +30,61 @@ from .softmax import softmax
 
 
 def rnn_encoder(X, W_xh, W_hh, b_h, h0=None):
-    """Elman RNN over the rows of X: H[t] = tanh(X[t] @ W_xh + H[t-1] @ W_hh + b_h), H[-1] = h0.
+    """Elman RNN over the rows of X: H[t] = tanh(X[t] @ W_xh + H[t-1] @ W_hh +
+    b_h), H[-1] = h0.
 
-    X : (..., T, d_x), W_xh : (d_x, d_h), W_hh : (d_h, d_h), b_h : (d_h,), h0 : (..., d_h) or None (zeros)
-    returns H : (..., T, d_h), one state per input step (h0 itself is not returned)
+    X : (..., T, d_x), W_xh : (d_x, d_h), W_hh : (d_h, d_h), b_h : (d_h,), h0 :
+        (..., d_h) or None (zeros)
+    returns H : (..., T, d_h), one state per input step (h0 itself is not
+    returned)
     """
     X = np.asarray(X, dtype=float)
-    h = np.zeros(X.shape[:-2] + (W_hh.shape[0],)) if h0 is None else np.asarray(h0, dtype=float)
-    inputs = X @ W_xh + b_h                    # (..., T, d_h): the input part of every step at once
+    h = (np.zeros(X.shape[:-2] + (W_hh.shape[0],)) if h0 is None
+         else np.asarray(h0, dtype=float))
+    # (..., T, d_h): the input part of every step at once
+    inputs = X @ W_xh + b_h
     H = np.empty(inputs.shape)
-    for t in range(X.shape[-2]):               # the recurrence itself is sequential
+    for t in range(X.shape[-2]):  # the recurrence itself is sequential
         h = np.tanh(inputs[..., t, :] + h @ W_hh)
         H[..., t, :] = h
     return H
 
 
 def fixed_context(H):
-    """The one vector a plain encoder-decoder gives its decoder: the last state H[-1] (Cho et al. 2014).
+    """The one vector a plain encoder-decoder gives its decoder: the last state
+    H[-1] (Cho et al. 2014).
 
     H : (..., T, d_h) -> (..., d_h)
     """
     return H[..., -1, :]
 
 
-# --------------------------------------------------------------------------- the toy task
+# ---------------------------------------------------------------- the toy task
 def reversal_batch(rng, batch, length, vocab=10):
-    """Random digit sequences X (batch, length) and their reversals Y (the targets)."""
+    """Random digit sequences X (batch, length) and their reversals Y (the
+    targets).
+    """
     X = rng.integers(0, vocab, size=(batch, length))
     return X, X[:, ::-1].copy()
 
 
-# --------------------------------------------------------------------------- the model
+# ------------------------------------------------------------------- the model
 def init_params(rng, vocab=10, d_h=16, d_s=48, d_a=32, attention=True):
-    """Small random weights (scaled by 1/sqrt(fan-in)), zero biases; ``vocab`` digits plus a start token."""
+    """Small random weights (scaled by 1/sqrt(fan-in)), zero biases; ``vocab``
+    digits plus a start token.
+    """
     def w(*shape):
         return rng.normal(scale=1.0 / np.sqrt(shape[0]), size=shape)
     d_c = 2 * d_h
     p = {"Wx_f": w(vocab, d_h), "Wh_f": w(d_h, d_h), "b_f": np.zeros(d_h),
          "Wx_b": w(vocab, d_h), "Wh_b": w(d_h, d_h), "b_b": np.zeros(d_h),
          "W_init": w(d_c, d_s), "b_init": np.zeros(d_s),
-         "W_ys": w(vocab + 1, d_s), "W_ss": w(d_s, d_s), "W_cs": w(d_c, d_s), "b_s": np.zeros(d_s),
+         "W_ys": w(vocab + 1, d_s), "W_ss": w(d_s, d_s), "W_cs": w(d_c, d_s),
+         "b_s": np.zeros(d_s),
          "W_os": w(d_s, vocab), "W_oc": w(d_c, vocab), "b_o": np.zeros(vocab)}
     if attention:
-        p.update({"W_a": w(d_s, d_a).T.copy(), "U_a": w(d_c, d_a).T.copy(), "v_a": w(d_a)})
+        p.update({"W_a": w(d_s, d_a).T.copy(), "U_a": w(d_c, d_a).T.copy(),
+                  "v_a": w(d_a)})
     return p
 
 
@@ -78,34 +93,45 @@ def _onehot(tokens, size):
 
 
 def _encode(p, X):
-    """Bidirectional encoder: annotations H (B, T, 2 d_h) and c_0 (B, 2 d_h)."""
+    """Bidirectional encoder: annotations H (B, T, 2 d_h) and c_0 (B, 2 d_h).
+    """
     vocab = p["Wx_f"].shape[0]
-    Xo = _onehot(X, vocab)                                 # (B, T, vocab)
-    Hf = rnn_encoder(Xo, p["Wx_f"], p["Wh_f"], p["b_f"])                  # (B, T, d_h)
-    Hb = rnn_encoder(Xo[:, ::-1], p["Wx_b"], p["Wh_b"], p["b_b"])[:, ::-1]  # (B, T, d_h), read right to left
-    H = np.concatenate([Hf, Hb], axis=-1)                 # (B, T, 2 d_h)
-    c0 = np.concatenate([Hf[:, -1], Hb[:, 0]], axis=-1)   # (B, 2 d_h): both directions' last states
+    Xo = _onehot(X, vocab)  # (B, T, vocab)
+    Hf = rnn_encoder(Xo, p["Wx_f"], p["Wh_f"], p["b_f"])  # (B, T, d_h)
+    # (B, T, d_h), read right to left
+    Hb = rnn_encoder(Xo[:, ::-1], p["Wx_b"], p["Wh_b"], p["b_b"])[:, ::-1]
+    H = np.concatenate([Hf, Hb], axis=-1)  # (B, T, 2 d_h)
+    # (B, 2 d_h): both directions' last states
+    c0 = np.concatenate([Hf[:, -1], Hb[:, 0]], axis=-1)
     return Xo, Hf, Hb, H, c0
 
 
 def _decoder_step(p, y_prev, s_prev, H, HU, c0):
-    """One decoder step: returns logits (B, vocab), s (B, d_s), c (B, d_c), alpha or None, attention cache."""
+    """One decoder step: returns logits (B, vocab), s (B, d_s), c (B, d_c),
+    alpha or None, attention cache.
+    """
     if "W_a" in p:
-        c, alpha, cache = additive.batch_forward(s_prev, H, HU, p["W_a"], p["v_a"])
+        c, alpha, cache = additive.batch_forward(s_prev, H, HU, p["W_a"],
+                                                 p["v_a"])
     else:
         c, alpha, cache = c0, None, None
-    s = np.tanh(p["W_ys"][y_prev] + s_prev @ p["W_ss"] + c @ p["W_cs"] + p["b_s"])
+    s = np.tanh(p["W_ys"][y_prev] + s_prev @ p["W_ss"] + c @ p["W_cs"]
+                + p["b_s"])
     return s @ p["W_os"] + c @ p["W_oc"] + p["b_o"], s, c, alpha, cache
 
 
 def loss_and_grads(p, X, Y):
-    """Mean cross-entropy of the targets Y (B, T_y) under teacher forcing, and its gradient for every weight."""
+    """Mean cross-entropy of the targets Y (B, T_y) under teacher forcing, and
+    its gradient for every weight.
+    """
     B, T_y = Y.shape
     vocab = p["W_os"].shape[1]
     Xo, Hf, Hb, H, c0 = _encode(p, X)
-    HU = H @ p["U_a"].T if "W_a" in p else None            # (B, T_x, d_a), once per batch
-    s = np.tanh(c0 @ p["W_init"] + p["b_init"])            # (B, d_s) s_0
-    Y_in = np.concatenate([np.full((B, 1), vocab), Y[:, :-1]], axis=1)   # start token, then y_1..y_{T-1}
+    # (B, T_x, d_a), once per batch
+    HU = H @ p["U_a"].T if "W_a" in p else None
+    s = np.tanh(c0 @ p["W_init"] + p["b_init"])  # (B, d_s) s_0
+    # start token, then y_1..y_{T-1}
+    Y_in = np.concatenate([np.full((B, 1), vocab), Y[:, :-1]], axis=1)
     states, steps, loss = [s], [], 0.0
     for i in range(T_y):
         logits, s, c, alpha, cache = _decoder_step(p, Y_in[:, i], s, H, HU, c0)
@@ -130,7 +156,7 @@ def loss_and_grads(p, X, Y):
         g["b_o"] += dlogits.sum(axis=0)
         ds = ds + dlogits @ p["W_os"].T
         dc = dlogits @ p["W_oc"].T
-        da = ds * (1.0 - s ** 2)                           # (B, d_s) through tanh
+        da = ds * (1.0 - s ** 2)  # (B, d_s) through tanh
         np.add.at(g["W_ys"], Y_in[:, i], da)
         g["W_ss"] += s_prev.T @ da
         g["W_cs"] += c.T @ da
@@ -138,7 +164,8 @@ def loss_and_grads(p, X, Y):
         ds = da @ p["W_ss"].T
         dc = dc + da @ p["W_cs"].T
         if cache is not None:
-            ds_att, dH_i, dHU_i, dW_a, dv_a = additive.batch_backward(dc, H, p["W_a"], p["v_a"], cache)
+            ds_att, dH_i, dHU_i, dW_a, dv_a = additive.batch_backward(
+                dc, H, p["W_a"], p["v_a"], cache)
             ds += ds_att
             dH += dH_i
             dHU += dHU_i
@@ -146,7 +173,7 @@ def loss_and_grads(p, X, Y):
             g["v_a"] += dv_a
         else:
             dc0 += dc
-    da = ds * (1.0 - states[0] ** 2)                       # s_0 = tanh(c_0 W_init + b_init)
+    da = ds * (1.0 - states[0] ** 2)  # s_0 = tanh(c_0 W_init + b_init)
     g["W_init"] += c0.T @ da
     g["b_init"] += da.sum(axis=0)
     dc0 += da @ p["W_init"].T
@@ -158,12 +185,15 @@ def loss_and_grads(p, X, Y):
     dHf[:, -1] += dc0[:, :d_h]
     dHb[:, 0] += dc0[:, d_h:]
     _rnn_backward(Xo, Hf, dHf, p["Wh_f"], g, "Wx_f", "Wh_f", "b_f")
-    _rnn_backward(Xo[:, ::-1], Hb[:, ::-1], dHb[:, ::-1], p["Wh_b"], g, "Wx_b", "Wh_b", "b_b")
+    _rnn_backward(Xo[:, ::-1], Hb[:, ::-1], dHb[:, ::-1], p["Wh_b"], g,
+                  "Wx_b", "Wh_b", "b_b")
     return loss, g
 
 
 def _rnn_backward(Xo, H, dH, W_hh, g, kx, kh, kb):
-    """Backpropagation through time for ``rnn_encoder`` (h0 = 0), accumulating into g."""
+    """Backpropagation through time for ``rnn_encoder`` (h0 = 0), accumulating
+    into g.
+    """
     dh = np.zeros_like(H[:, 0])
     for t in reversed(range(H.shape[1])):
         da = (dH[:, t] + dh) * (1.0 - H[:, t] ** 2)        # (B, d_h)
@@ -175,7 +205,9 @@ def _rnn_backward(Xo, H, dH, W_hh, g, kx, kh, kb):
 
 
 def translate(p, X):
-    """Greedy decoding: predictions (B, T_x) and attention weights (B, T_x, T_x) (None without attention)."""
+    """Greedy decoding: predictions (B, T_x) and attention weights (B, T_x,
+    T_x) (None without attention).
+    """
     B, T = X.shape
     vocab = p["W_os"].shape[1]
     _, _, _, H, c0 = _encode(p, X)
@@ -190,27 +222,34 @@ def translate(p, X):
     return out, (np.stack(weights, axis=1) if "W_a" in p else None)
 
 
-def train(p, steps, rng, lengths=(2, 16), batch=64, lr=0.005, clip=5.0, decay=True):
-    """Adam on random reversal batches, one length per batch drawn from ``lengths`` (inclusive).
+def train(p, steps, rng, lengths=(2, 16), batch=64, lr=0.005, clip=5.0,
+          decay=True):
+    """Adam on random reversal batches, one length per batch drawn from
+    ``lengths`` (inclusive).
 
-    The learning rate follows a cosine from ``lr`` down to 0 over ``steps`` (``decay=True``).
-    Updates ``p`` in place and returns the training loss of every step.
+    The learning rate follows a cosine from ``lr`` down to 0 over ``steps``
+    (``decay=True``). Updates ``p`` in place and returns the training loss of
+    every step.
     """
     m = {k: np.zeros_like(v) for k, v in p.items()}
     v = {k: np.zeros_like(v) for k, v in p.items()}
     beta1, beta2, eps = 0.9, 0.999, 1e-8
     losses = []
     for step in range(1, steps + 1):
-        X, Y = reversal_batch(rng, batch, int(rng.integers(lengths[0], lengths[1] + 1)))
+        X, Y = reversal_batch(rng, batch,
+                              int(rng.integers(lengths[0], lengths[1] + 1)))
         loss, g = loss_and_grads(p, X, Y)
         norm = np.sqrt(sum(np.sum(x ** 2) for x in g.values()))
-        scale = min(1.0, clip / (norm + 1e-12))            # gradient clipping by global norm
-        rate = lr * 0.5 * (1.0 + np.cos(np.pi * (step - 1) / steps)) if decay else lr
+        # gradient clipping by global norm
+        scale = min(1.0, clip / (norm + 1e-12))
+        rate = (lr * 0.5 * (1.0 + np.cos(np.pi * (step - 1) / steps))
+                if decay else lr)
         for k in p:
             gk = g[k] * scale
             m[k] = beta1 * m[k] + (1 - beta1) * gk
             v[k] = beta2 * v[k] + (1 - beta2) * gk ** 2
-            p[k] -= rate * (m[k] / (1 - beta1 ** step)) / (np.sqrt(v[k] / (1 - beta2 ** step)) + eps)
+            p[k] -= rate * (m[k] / (1 - beta1 ** step)) / (
+                np.sqrt(v[k] / (1 - beta2 ** step)) + eps)
         losses.append(loss)
     return np.array(losses)
 
@@ -218,8 +257,9 @@ def train(p, steps, rng, lengths=(2, 16), batch=64, lr=0.005, clip=5.0, decay=Tr
 def accuracy_by_length(p, rng, lengths, n=256):
     """Greedy decoding on n fresh sequences of each length.
 
-    returns (token accuracy, sequence accuracy), each of shape (len(lengths),): the fraction of output
-    tokens that are right, and the fraction of sequences reversed without any error
+    returns (token accuracy, sequence accuracy), each of shape (len(lengths),):
+    the fraction of output tokens that are right, and the fraction of sequences
+    reversed without any error
     """
     tokens, sequences = [], []
     for length in lengths:
