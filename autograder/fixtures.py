@@ -62,13 +62,13 @@ def write(notebook, path):
     return path
 
 
-def nbgrader(*args, root, check=True, db_url=None):
+def nbgrader(*args, root, check=True, db_url=None, env=None):
     """Run an nbgrader command from autograder/ (where its config lives) on the course at ``root``."""
     import subprocess
     import sys
     command = [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={root}",
                f"--CourseDirectory.db_url={db_url or course_at(root).gradebook_url}"]
-    result = subprocess.run(command, cwd=REPO_ROOT / "autograder", capture_output=True, text=True)
+    result = subprocess.run(command, cwd=REPO_ROOT / "autograder", capture_output=True, text=True, env=env)
     if check and result.returncode != 0:
         raise AssertionError(f"nbgrader {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
     return result
@@ -102,6 +102,27 @@ def nbgrader_config_dir(folder, *, stock=False, settings=()):
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "nbgrader_config.py").write_text("\n".join(lines) + "\n")
     return folder
+
+
+def release_differences(exercise, scratch, env=None):
+    """How the committed release of ``exercise`` differs from one nbgrader generates now (empty: none).
+
+    The course's source is copied to ``scratch`` and released there, so the course is not touched.
+    """
+    import json
+    import shutil
+    course = exercise.course
+    shutil.copytree(course.source, scratch / course.source_directory,
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    (scratch / GRADEBOOK).parent.mkdir(parents=True, exist_ok=True)
+    nbgrader("generate_assignment", exercise.assignment, root=scratch, env=env)
+    fresh = scratch / course.release_directory / exercise.assignment
+    committed = exercise.release_path.parent
+    names = sorted(p.name for p in fresh.iterdir()), sorted(p.name for p in committed.iterdir())
+    if names[0] != names[1]:
+        return [f"files {names[1]} instead of {names[0]}"]
+    return [f"{exercise.assignment}/{path.name}" for path in sorted(fresh.glob("*.ipynb"))
+            if json.loads(path.read_text()) != json.loads((committed / path.name).read_text())]
 
 
 def course(tmp_path):

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from autograder.course import default_course
 from autograder.fixtures import (course, exercise, gradebook_scores, gradebook_url, nbgrader,  # noqa: F401
-                                 nbgrader_config_dir, release_notebook, submission, submitted, write)
+                                 nbgrader_config_dir, release_differences, release_notebook, submission,
+                                 submitted, write)
 
 REPO = Path(__file__).resolve().parents[1]
 SUBMISSIONS = REPO / "tests" / "submissions"
