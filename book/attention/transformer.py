@@ -256,11 +256,10 @@ def cross_entropy_backward(cache):
 
 
 # ------------------------------------------------------- the reversal toy
-# Source digits are right-aligned: the last digit of a length-T input sits
-# at position WIDTH - 1, as with left padding to WIDTH (whose padded keys a
-# padding mask would hide).  Reversal then maps output step i to source
-# position WIDTH - 1 - i, whatever T.  Target inputs start with BOS = 10.
-WIDTH = 16
+# The task of chapter 3: reverse 2 to MAX_LENGTH digits.  Source and target
+# positions both run 0 .. T-1, so the model must find the mirrored position
+# T-1-i itself.  Target inputs start with BOS = 10 (teacher forcing).
+MAX_LENGTH = 16
 VOCAB = 10
 BOS = VOCAB
 SUBLAYERS = {"enc_att": "W_q W_k W_v W_o", "enc_ffn": "W_1 b_1 W_2 b_2",
@@ -269,13 +268,12 @@ SUBLAYERS = {"enc_att": "W_q W_k W_v W_o", "enc_ffn": "W_1 b_1 W_2 b_2",
 NORMS = ("enc_ln1", "enc_ln2", "dec_ln1", "dec_ln2", "dec_ln3")
 
 
-def init_model(rng, d_model=32, num_heads=2, d_ff=64, align="left"):
+def init_model(rng, d_model=32, num_heads=2, d_ff=64):
     """Parameters of the toy: a dict of dicts, one per layer, plus the
-    number of heads and the source alignment ("right": positions
-    WIDTH-T .. WIDTH-1; "left": 0 .. T-1)."""
+    number of heads."""
     def w(*shape):
         return rng.normal(scale=1.0 / np.sqrt(shape[0]), size=shape)
-    m = {"num_heads": num_heads, "align": align,
+    m = {"num_heads": num_heads,
          "src_emb": {"E": w(VOCAB, d_model) / np.sqrt(d_model)},
          "tgt_emb": {"E": w(VOCAB + 1, d_model) / np.sqrt(d_model)}}
     for name, keys in SUBLAYERS.items():
@@ -290,12 +288,6 @@ def init_model(rng, d_model=32, num_heads=2, d_ff=64, align="left"):
     return m
 
 
-def source_positions(T, align="left"):
-    """Positions of a source of length T: WIDTH-T .. WIDTH-1 when
-    right-aligned, 0 .. T-1 when left-aligned."""
-    return np.arange(WIDTH - T, WIDTH) if align == "right" else np.arange(T)
-
-
 def encode(m, S, caches=None):
     """Encoder layer, post-norm.  S : int (B, T) -> memory (B, T, d_model)
     and the self-attention weights (B, h, T, T)."""
@@ -303,8 +295,7 @@ def encode(m, S, caches=None):
         if caches is not None:
             caches[name] = cache
     h = m["num_heads"]
-    X, c = embedding_forward(S, m["src_emb"]["E"], 
-                           source_positions(S.shape[1], m["align"]))
+    X, c = embedding_forward(S, m["src_emb"]["E"], np.arange(S.shape[1]))
     keep("src_emb", c)
     A, weights, c = attention_forward(X, X, m["enc_att"], h)
     keep("enc_att", c)
@@ -381,7 +372,7 @@ def parameters(m):
             for k, v in p.items()]
 
 
-def train(m, steps, rng, lengths=(2, WIDTH), batch=64, lr=0.003):
+def train(m, steps, rng, lengths=(2, MAX_LENGTH), batch=64, lr=0.003):
     """Adam (Kingma and Ba 2015) on random reversal batches, one length per
     batch drawn from ``lengths`` (inclusive), learning rate decayed from
     ``lr`` to 0 along a cosine.  Updates ``m`` in place; returns the loss of
