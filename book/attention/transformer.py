@@ -1,0 +1,433 @@
+"""The Transformer block and a small Transformer trained in NumPy (chapter 11).
+
+Row convention: one token per row, ``X (..., n, d_model)``.
+
+Part 1, the contract of exercise 11 (Vaswani et al. 2017, Sec. 3.1-3.3):
+
+* ``layer_norm(X, gamma, beta, eps=1e-5)`` (Ba et al. 2016);
+* ``feed_forward``: FFN(x) = max(0, x W_1 + b_1) W_2 + b_2  (Eq. 2);
+* ``transformer_block(X, params, causal=False)``, post-norm as in the paper:
+  H = LayerNorm(X + MultiHead(X, X, X)), out = LayerNorm(H + FFN(H)).
+  ``norm="pre"`` gives the pre-norm block of later models (Xiong et al.
+  2020): H = X + MultiHead(LN(X)), out = H + FFN(LN(H)).
+
+Part 2, the toy of the chapter: an encoder-decoder Transformer with one
+encoder and one decoder layer that learns chapter 3's reversal task, with a
+hand-written backward pass for every layer (``*_forward`` returns the output
+and a cache, ``*_backward`` takes dL/d(output) and the cache and returns
+dL/d(input) and the parameters' gradients).  Everything is float64 and
+seeded, so a run is reproducible.
+"""
+import numpy as np
+
+from .multi_head import merge_heads, multi_head_attention, split_heads
+from .positions import sinusoidal_encoding
+from .self_attention import causal_mask
+from .seq2seq import reversal_batch
+from .softmax import softmax
+
+BLOCK_KEYS = ("W_q", "W_k", "W_v", "W_o", "W_1", "b_1", "W_2", "b_2",
+              "gamma_1", "beta_1", "gamma_2", "beta_2")
+
+
+# ------------------------------------------------------------ the contract
+def layer_norm(X, gamma, beta, eps=1e-5):
+    """Layer normalisation over the last axis (Ba, Kiros and Hinton 2016).
+
+    LN(x) = gamma * (x - mean(x)) / sqrt(var(x) + eps) + beta, with the mean
+    and the population variance (divide by d, not d - 1) of each row; eps
+    inside the square root.
+    X : (..., d); gamma, beta : (d,); returns (..., d)
+    """
+    X = np.asarray(X, dtype=float)
+    mean = X.mean(axis=-1, keepdims=True)                    # (..., 1)
+    var = X.var(axis=-1, keepdims=True)                      # (..., 1)
+    return (X - mean) / np.sqrt(var + eps) * gamma + beta
+
+
+def feed_forward(X, W_1, b_1, W_2, b_2):
+    """Position-wise FFN(x) = max(0, x W_1 + b_1) W_2 + b_2 (Vaswani et al.
+    2017, Eq. 2): the same two-layer ReLU network on every row.
+
+    X : (..., n, d_model); W_1 : (d_model, d_ff); b_1 : (d_ff,);
+    W_2 : (d_ff, d_model); b_2 : (d_model,); returns (..., n, d_model)
+    """
+    return np.maximum(0.0, X @ W_1 + b_1) @ W_2 + b_2
+
+
+def transformer_block(X, params, causal=False, norm="post"):
+    """One Transformer encoder layer (Vaswani et al. 2017, Sec. 3.1).
+
+    norm="post" (the paper, and exercise 11): each sub-layer's output is
+    LayerNorm(x + Sublayer(x)):
+        A, weights = MultiHead(X, X, X)        self-attention, W_q .. W_o
+        H   = layer_norm(X + A, gamma_1, beta_1)
+        out = layer_norm(H + FFN(H), gamma_2, beta_2)
+    norm="pre" (Xiong et al. 2020): x + Sublayer(LayerNorm(x)), no final
+    normalisation inside the block.
+    X : (..., n, d_model); causal : True = query i sees keys j <= i only
+    params : dict with W_q, W_k, W_v, W_o (d_model, d_model), num_heads
+    (int, divides d_model), W_1 (d_model, d_ff), b_1 (d_ff,),
+    W_2 (d_ff, d_model), b_2 (d_model,), gamma_1, beta_1, gamma_2,
+    beta_2 (d_model,); no biases in the attention projections
+    returns (out (..., n, d_model), weights (..., num_heads, n, n))
+    """
+    p = params
+    mask = causal_mask(X.shape[-2]) if causal else None
+
+    def attend(Z):
+        return multi_head_attention(Z, Z, p["W_q"], p["W_k"], p["W_v"],
+                                    p["W_o"], p["num_heads"], mask=mask)
+
+    def ffn(Z):
+        return feed_forward(Z, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
+
+    if norm == "post":
+        A, weights = attend(X)
+        H = layer_norm(X + A, p["gamma_1"], p["beta_1"])
+        return layer_norm(H + ffn(H), p["gamma_2"], p["beta_2"]), weights
+    if norm == "pre":
+        A, weights = attend(layer_norm(X, p["gamma_1"], p["beta_1"]))
+        H = X + A
+        return H + ffn(layer_norm(H, p["gamma_2"], p["beta_2"])), weights
+    raise ValueError(f"norm must be 'post' or 'pre', got {norm!r}")
+
+
+def init_block(rng, d_model, num_heads, d_ff):
+    """Random parameters for ``transformer_block``: weights scaled by
+    1/sqrt(fan-in), zero biases, gamma = 1, beta = 0."""
+    def w(*shape):
+        return rng.normal(scale=1.0 / np.sqrt(shape[0]), size=shape)
+    p = {k: w(d_model, d_model) for k in ("W_q", "W_k", "W_v", "W_o")}
+    p.update(num_heads=num_heads, W_1=w(d_model, d_ff), b_1=np.zeros(d_ff),
+             W_2=w(d_ff, d_model), b_2=np.zeros(d_model))
+    for k in ("1", "2"):
+        p["gamma_" + k], p["beta_" + k] = np.ones(d_model), np.zeros(d_model)
+    return p
+
+
+def parameter_count(d_model, d_ff, layers, vocab, shared=True):
+    """Parameters of the encoder-decoder Transformer (Vaswani et al. 2017).
+
+    Per encoder layer: self-attention 4 d^2 + 4 d (weights and biases),
+    FFN 2 d d_ff + d_ff + d, two layer norms 2 * 2d.  Per decoder layer:
+    two attentions, the FFN and three layer norms.  Embeddings: one vocab x
+    d matrix shared by the source and target embeddings and the pre-softmax
+    projection (Sec. 3.4) if ``shared``, else three of them.  Positional
+    encodings are sinusoidal: no parameters.
+    returns dict of counts, with "total"
+    """
+    d = d_model
+    attention = 4 * d * d + 4 * d
+    ffn = 2 * d * d_ff + d_ff + d
+    encoder = layers * (attention + ffn + 2 * 2 * d)
+    decoder = layers * (2 * attention + ffn + 3 * 2 * d)
+    embeddings = (1 if shared else 3) * vocab * d
+    return {"encoder": encoder, "decoder": decoder, "embeddings": embeddings,
+            "total": encoder + decoder + embeddings}
+
+
+# ------------------------------------------- layers with a backward pass
+def layer_norm_forward(X, gamma, beta, eps=1e-5):
+    """``layer_norm`` and the cache for ``layer_norm_backward``."""
+    mean = X.mean(axis=-1, keepdims=True)
+    inv_std = 1.0 / np.sqrt(X.var(axis=-1, keepdims=True) + eps)
+    X_hat = (X - mean) * inv_std                             # (..., d)
+    return X_hat * gamma + beta, (X_hat, inv_std, gamma)
+
+
+def layer_norm_backward(dY, cache):
+    """returns dX (..., d), {"gamma": (d,), "beta": (d,)}."""
+    X_hat, inv_std, gamma = cache
+    axes = tuple(range(dY.ndim - 1))
+    grads = {"gamma": np.sum(dY * X_hat, axis=axes),
+             "beta": np.sum(dY, axis=axes)}
+    dX_hat = dY * gamma                                      # (..., d)
+    dX = inv_std * (dX_hat - dX_hat.mean(axis=-1, keepdims=True)
+                    - X_hat * np.mean(dX_hat * X_hat, axis=-1,
+                                      keepdims=True))
+    return dX, grads
+
+
+def feed_forward_forward(X, p):
+    """``feed_forward`` with p = {"W_1", "b_1", "W_2", "b_2"}, and a cache."""
+    hidden = np.maximum(0.0, X @ p["W_1"] + p["b_1"])       # (..., n, d_ff)
+    return hidden @ p["W_2"] + p["b_2"], (X, hidden, p)
+
+
+def _flat(A):
+    return A.reshape(-1, A.shape[-1])                        # (rows, d)
+
+
+def feed_forward_backward(dY, cache):
+    """returns dX, {"W_1", "b_1", "W_2", "b_2"} gradients."""
+    X, hidden, p = cache
+    grads = {"W_2": _flat(hidden).T @ _flat(dY), "b_2": _flat(dY).sum(0)}
+    dhidden = (dY @ p["W_2"].T) * (hidden > 0)               # ReLU gate
+    grads["W_1"] = _flat(X).T @ _flat(dhidden)
+    grads["b_1"] = _flat(dhidden).sum(0)
+    return dhidden @ p["W_1"].T, grads
+
+
+def attention_forward(X_q, X_kv, p, num_heads, mask=None):
+    """Multi-head attention (chapter 8) with a cache for the backward pass.
+
+    X_q : (B, n, d_model); X_kv : (B, m, d_model);
+    p = {"W_q", "W_k", "W_v", "W_o"} each (d_model, d_model);
+    mask : bool broadcastable to (B, 1, n, m) or None
+    returns out (B, n, d_model), weights (B, h, n, m), cache
+    """
+    Q = split_heads(X_q @ p["W_q"], num_heads)               # (B, h, n, dh)
+    K = split_heads(X_kv @ p["W_k"], num_heads)              # (B, h, m, dh)
+    V = split_heads(X_kv @ p["W_v"], num_heads)              # (B, h, m, dh)
+    scale = 1.0 / np.sqrt(Q.shape[-1])
+    scores = Q @ np.swapaxes(K, -1, -2) * scale              # (B, h, n, m)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores, axis=-1)                       # (B, h, n, m)
+    concat = merge_heads(weights @ V)                        # (B, n, d_model)
+    cache = (X_q, X_kv, Q, K, V, weights, concat, scale, p)
+    return concat @ p["W_o"], weights, cache
+
+
+def attention_backward(dY, cache):
+    """returns dX_q (B, n, d), dX_kv (B, m, d), {"W_q", .., "W_o"}."""
+    X_q, X_kv, Q, K, V, weights, concat, scale, p = cache
+    h = Q.shape[-3]
+    grads = {"W_o": _flat(concat).T @ _flat(dY)}
+    dheads = split_heads(dY @ p["W_o"].T, h)                 # (B, h, n, dh)
+    dweights = dheads @ np.swapaxes(V, -1, -2)               # (B, h, n, m)
+    dV = np.swapaxes(weights, -1, -2) @ dheads               # (B, h, m, dh)
+    # softmax Jacobian (chapter 1): ds = w * (dw - sum(w dw)); masked w = 0
+    dscores = weights * (dweights - np.sum(weights * dweights, axis=-1,
+                                           keepdims=True)) * scale
+    dQ = merge_heads(dscores @ K)                            # (B, n, d)
+    dK = merge_heads(np.swapaxes(dscores, -1, -2) @ Q)       # (B, m, d)
+    dV = merge_heads(dV)                                     # (B, m, d)
+    grads["W_q"] = _flat(X_q).T @ _flat(dQ)
+    grads["W_k"] = _flat(X_kv).T @ _flat(dK)
+    grads["W_v"] = _flat(X_kv).T @ _flat(dV)
+    dX_q = dQ @ p["W_q"].T
+    dX_kv = dK @ p["W_k"].T + dV @ p["W_v"].T
+    return dX_q, dX_kv, grads
+
+
+def embedding_forward(tokens, E, positions):
+    """x = E[token] * sqrt(d_model) + PE[position] (Sec. 3.4, 3.5).
+
+    tokens : int (B, n); E : (vocab, d_model); positions : int (n,)
+    returns (B, n, d_model), cache
+    """
+    d_model = E.shape[1]
+    PE = sinusoidal_encoding(int(positions.max()) + 1, d_model)[positions]
+    return E[tokens] * np.sqrt(d_model) + PE, (tokens, E.shape)
+
+
+def embedding_backward(dX, cache):
+    """returns {"E": (vocab, d_model)} (the tokens get no gradient)."""
+    tokens, shape = cache
+    dE = np.zeros(shape)
+    np.add.at(dE, tokens.ravel(), _flat(dX) * np.sqrt(shape[1]))
+    return {"E": dE}
+
+
+def cross_entropy_forward(Y, W_out, b_out, targets):
+    """Mean cross-entropy of ``targets`` (B, n) under softmax(Y W_out + b).
+
+    returns loss (float), logits (B, n, vocab), cache
+    """
+    logits = Y @ W_out + b_out                               # (B, n, vocab)
+    prob = softmax(logits, axis=-1)
+    picked = np.take_along_axis(prob, targets[..., None], axis=-1)
+    return -np.mean(np.log(picked)), logits, (Y, prob, targets, W_out)
+
+
+def cross_entropy_backward(cache):
+    """returns dY (B, n, d_model), {"W_out", "b_out"}."""
+    Y, prob, targets, W_out = cache
+    dlogits = prob.copy()
+    np.put_along_axis(dlogits, targets[..., None],
+                      np.take_along_axis(prob, targets[..., None], -1) - 1,
+                      axis=-1)
+    dlogits /= targets.size                                  # the mean
+    grads = {"W_out": _flat(Y).T @ _flat(dlogits),
+             "b_out": _flat(dlogits).sum(0)}
+    return dlogits @ W_out.T, grads
+
+
+# ------------------------------------------------------- the reversal toy
+# The task of chapter 3: reverse 2 to MAX_LENGTH digits.  Source and target
+# positions both run 0 .. T-1, so the model must find the mirrored position
+# T-1-i itself.  Target inputs start with BOS = 10 (teacher forcing).
+MAX_LENGTH = 16
+VOCAB = 10
+BOS = VOCAB
+SUBLAYERS = {"enc_att": "W_q W_k W_v W_o", "enc_ffn": "W_1 b_1 W_2 b_2",
+             "dec_self": "W_q W_k W_v W_o", "dec_cross": "W_q W_k W_v W_o",
+             "dec_ffn": "W_1 b_1 W_2 b_2"}
+NORMS = ("enc_ln1", "enc_ln2", "dec_ln1", "dec_ln2", "dec_ln3")
+
+
+def init_model(rng, d_model=32, num_heads=2, d_ff=64):
+    """Parameters of the toy: a dict of dicts, one per layer, plus the
+    number of heads."""
+    def w(*shape):
+        return rng.normal(scale=1.0 / np.sqrt(shape[0]), size=shape)
+    m = {"num_heads": num_heads,
+         "src_emb": {"E": w(VOCAB, d_model) / np.sqrt(d_model)},
+         "tgt_emb": {"E": w(VOCAB + 1, d_model) / np.sqrt(d_model)}}
+    for name, keys in SUBLAYERS.items():
+        if "ffn" in name:
+            m[name] = {"W_1": w(d_model, d_ff), "b_1": np.zeros(d_ff),
+                       "W_2": w(d_ff, d_model), "b_2": np.zeros(d_model)}
+        else:
+            m[name] = {k: w(d_model, d_model) for k in keys.split()}
+    for name in NORMS:
+        m[name] = {"gamma": np.ones(d_model), "beta": np.zeros(d_model)}
+    m["out"] = {"W_out": w(d_model, VOCAB), "b_out": np.zeros(VOCAB)}
+    return m
+
+
+def encode(m, S, caches=None):
+    """Encoder layer, post-norm.  S : int (B, T) -> memory (B, T, d_model)
+    and the self-attention weights (B, h, T, T)."""
+    def keep(name, cache):
+        if caches is not None:
+            caches[name] = cache
+    h = m["num_heads"]
+    X, c = embedding_forward(S, m["src_emb"]["E"], np.arange(S.shape[1]))
+    keep("src_emb", c)
+    A, weights, c = attention_forward(X, X, m["enc_att"], h)
+    keep("enc_att", c)
+    H, c = layer_norm_forward(X + A, **m["enc_ln1"])
+    keep("enc_ln1", c)
+    F, c = feed_forward_forward(H, m["enc_ffn"])
+    keep("enc_ffn", c)
+    out, c = layer_norm_forward(H + F, **m["enc_ln2"])
+    keep("enc_ln2", c)
+    return out, weights
+
+
+def decode(m, Y_in, memory, caches=None):
+    """Decoder layer, post-norm: causal self-attention, cross-attention to
+    the encoder's memory, FFN.  Y_in : int (B, n) tokens, positions 0..n-1.
+    returns the decoder's output (B, n, d_model) and the weights of the
+    self- and cross-attention, (B, h, n, n) and (B, h, n, T)."""
+    def keep(name, cache):
+        if caches is not None:
+            caches[name] = cache
+    h, n = m["num_heads"], Y_in.shape[1]
+    D, c = embedding_forward(Y_in, m["tgt_emb"]["E"], np.arange(n))
+    keep("tgt_emb", c)
+    A, w_self, c = attention_forward(D, D, m["dec_self"], h, causal_mask(n))
+    keep("dec_self", c)
+    G1, c = layer_norm_forward(D + A, **m["dec_ln1"])
+    keep("dec_ln1", c)
+    C, w_cross, c = attention_forward(G1, memory, m["dec_cross"], h)
+    keep("dec_cross", c)
+    G2, c = layer_norm_forward(G1 + C, **m["dec_ln2"])
+    keep("dec_ln2", c)
+    F, c = feed_forward_forward(G2, m["dec_ffn"])
+    keep("dec_ffn", c)
+    out, c = layer_norm_forward(G2 + F, **m["dec_ln3"])
+    keep("dec_ln3", c)
+    return out, w_self, w_cross
+
+
+def teacher_inputs(Y):
+    """Decoder inputs under teacher forcing: BOS, then y_0 .. y_{n-2}."""
+    return np.concatenate([np.full((Y.shape[0], 1), BOS), Y[:, :-1]], 1)
+
+
+def loss_and_grads(m, S, Y):
+    """Mean cross-entropy of the reversal targets Y (B, T) given the source
+    S (B, T), under teacher forcing, and the gradient of every parameter
+    (same nested layout as ``m``), by the layers' backward passes."""
+    caches = {}
+    memory, _ = encode(m, S, caches)
+    out, _, _ = decode(m, teacher_inputs(Y), memory, caches)
+    loss, _, c = cross_entropy_forward(out, targets=Y, **m["out"])
+    g = {}
+    d, g["out"] = cross_entropy_backward(c)
+    # decoder, from the top: each residual sends its gradient both ways
+    d, g["dec_ln3"] = layer_norm_backward(d, caches["dec_ln3"])
+    dF, g["dec_ffn"] = feed_forward_backward(d, caches["dec_ffn"])
+    d, g["dec_ln2"] = layer_norm_backward(d + dF, caches["dec_ln2"])
+    dG1, dmemory, g["dec_cross"] = attention_backward(d, caches["dec_cross"])
+    d, g["dec_ln1"] = layer_norm_backward(d + dG1, caches["dec_ln1"])
+    dq, dkv, g["dec_self"] = attention_backward(d, caches["dec_self"])
+    g["tgt_emb"] = embedding_backward(d + dq + dkv, caches["tgt_emb"])
+    # encoder
+    d, g["enc_ln2"] = layer_norm_backward(dmemory, caches["enc_ln2"])
+    dF, g["enc_ffn"] = feed_forward_backward(d, caches["enc_ffn"])
+    d, g["enc_ln1"] = layer_norm_backward(d + dF, caches["enc_ln1"])
+    dq, dkv, g["enc_att"] = attention_backward(d, caches["enc_att"])
+    g["src_emb"] = embedding_backward(d + dq + dkv, caches["src_emb"])
+    return loss, g
+
+
+def parameters(m):
+    """(layer, name, array) for every trainable array of the model."""
+    return [(layer, k, v) for layer, p in m.items() if isinstance(p, dict)
+            for k, v in p.items()]
+
+
+def train(m, steps, rng, lengths=(2, MAX_LENGTH), batch=64, lr=0.003):
+    """Adam (Kingma and Ba 2015) on random reversal batches, one length per
+    batch drawn from ``lengths`` (inclusive), learning rate decayed from
+    ``lr`` to 0 along a cosine.  Updates ``m`` in place; returns the loss of
+    every step."""
+    moments = {(l, k): (np.zeros_like(v), np.zeros_like(v))
+               for l, k, v in parameters(m)}
+    beta1, beta2, eps = 0.9, 0.98, 1e-9                 # Sec. 5.3
+    losses = np.empty(steps)
+    for step in range(1, steps + 1):
+        T = int(rng.integers(lengths[0], lengths[1] + 1))
+        S, Y = reversal_batch(rng, batch, T, vocab=VOCAB)
+        losses[step - 1], g = loss_and_grads(m, S, Y)
+        rate = lr * 0.5 * (1.0 + np.cos(np.pi * (step - 1) / steps))
+        for layer, k, v in parameters(m):
+            first, second = moments[layer, k]
+            gk = g[layer][k]
+            first *= beta1
+            first += (1 - beta1) * gk
+            second *= beta2
+            second += (1 - beta2) * gk ** 2
+            v -= (rate * first / (1 - beta1 ** step)
+                  / (np.sqrt(second / (1 - beta2 ** step)) + eps))
+    return losses
+
+
+def train_reversal(seed=0, steps=1500, **sizes):
+    """The chapter's trained model: ``init_model`` and ``train`` with one
+    seeded generator.  returns (model, losses)."""
+    rng = np.random.default_rng(seed)
+    m = init_model(rng, **sizes)
+    return m, train(m, steps, rng)
+
+
+def translate(m, S):
+    """Greedy decoding without a cache: at every step the decoder is run
+    again on everything generated so far (chapter 12 adds the cache).
+    S : int (B, T); returns predictions (B, T) and the cross-attention
+    weights of the last step (B, h, T, T)."""
+    memory, _ = encode(m, S)
+    Y_in = np.full((S.shape[0], 1), BOS)
+    for _ in range(S.shape[1]):
+        out, _, w_cross = decode(m, Y_in, memory)
+        logits = out[:, -1] @ m["out"]["W_out"] + m["out"]["b_out"]
+        Y_in = np.concatenate([Y_in, logits.argmax(-1)[:, None]], axis=1)
+    return Y_in[:, 1:], w_cross
+
+
+def accuracy_by_length(m, rng, lengths, n=256):
+    """Greedy decoding on n fresh sequences of each length, as in
+    ``attention.seq2seq.accuracy_by_length``: (token accuracy, sequence
+    accuracy), each (len(lengths),)."""
+    tokens, sequences = [], []
+    for T in lengths:
+        S, Y = reversal_batch(rng, n, T, vocab=VOCAB)
+        right = translate(m, S)[0] == Y                      # (n, T)
+        tokens.append(right.mean())
+        sequences.append(right.all(axis=1).mean())
+    return np.array(tokens), np.array(sequences)
