@@ -184,7 +184,7 @@ MISTAKES = [
             _ln_variant(ddof=1)),
     Mistake("ln_eps_outside_sqrt",
             "eps is added outside the square root, `/ (std + eps)`: it belongs inside, "
-            "`/ np.sqrt(var + eps)`. The two differ wherever a row's spread is small (here rows with a "
+            "`/ np.sqrt(var + eps)`. The two differ most where a row's spread is small (the tests include rows with a "
             "standard deviation of 0.001).",
             _ln_variant(eps_outside=True)),
     Mistake("ln_no_square_root",
