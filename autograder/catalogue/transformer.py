@@ -99,7 +99,7 @@ def _mha(X_q, X_kv, p, mask, scale="d_head", average=False):
 
 
 def _block(record, *, norm="post", residual_1=True, residual_2=True, ffn_input="H", ln_swap=False,
-           relu="hidden", scale="d_head", use_mask=True, average=False, ffn_first=False):
+           relu="hidden", scale="d_head", use_mask=True, average=False, ffn_first=False, ln=None):
     """What transformer_block returns for the record's inputs under one mistaken formula."""
     X = np.asarray(record.args[0], dtype=float)
     p = record.args[1]
@@ -122,10 +122,10 @@ def _block(record, *, norm="post", residual_1=True, residual_2=True, ffn_input="
         return np.maximum(0.0, pre) @ p["W_2"] + p["b_2"]
 
     def ln1(Z):
-        return _layer_norm(Z, g1, b1)
+        return _layer_norm(Z, g1, b1, **(ln or {}))
 
     def ln2(Z):
-        return _layer_norm(Z, g2, b2)
+        return _layer_norm(Z, g2, b2, **(ln or {}))
 
     if norm == "pre":
         A, weights = attend(ln1(X))
@@ -151,6 +151,21 @@ def _same(got, alt):
 
 def _block_variant(**options):
     return lambda record: record.function == "transformer_block" and _same(record.got, _block(record, **options))
+
+
+# The layer normalisation mistakes, as they show inside a block that normalises on its own.
+BLOCK_NORMS = {"over the positions (axis -2)": {"axis": -2}, "with the sample variance (ddof=1)": {"ddof": 1},
+               "with eps outside the square root": {"eps_outside": True},
+               "dividing by the variance instead of the standard deviation": {"root": False}}
+
+
+def _block_norm_wrong(record):
+    if record.function != "transformer_block" or record.got is None:
+        return False
+    for how, options in BLOCK_NORMS.items():
+        if _same(record.got, _block(record, ln=options)):
+            return f"the block normalises {how}"
+    return False
 
 
 def _causal(record):
@@ -253,6 +268,12 @@ MISTAKES = [
             "the weights are averaged over the heads. Return every head's weights, shape "
             "(..., num_heads, n, n), as `multi_head_attention` gives them.",
             _block_variant(average=True)),
+    Mistake("block_norm_not_layer_norm",
+            "the block's normalisation is not the contract's layer normalisation: each row of X + A "
+            "(and of H + FFN(H)) is normalised over its d_model features, with the population variance "
+            "and eps inside the square root. Normalise with `layer_norm` (once its own test passes), "
+            "gamma_1 and beta_1 after attention, gamma_2 and beta_2 after the FFN.",
+            _block_norm_wrong),
     masked_weight_not_zero(_visible),
 ]
 
