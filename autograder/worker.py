@@ -129,9 +129,11 @@ class _IPythonStub:
 
 
 def _as_plain(value):
-    """Turn a learner's return value into numeric arrays, or raise WireError."""
+    """Turn a learner's return value into numeric arrays (in tuples and str-keyed dicts), or raise WireError."""
     if isinstance(value, tuple):
         return tuple(_as_plain(v) for v in value)
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _as_plain(v) for k, v in value.items()}   # a KV cache {"K": ..., "V": ...}
     if value is None:
         raise WireError("the function returned None (is a `return` missing?)")
     array = np.array(value, copy=True)  # any array-like: lists, NumPy scalars, subclasses

@@ -1,0 +1,281 @@
+"""Exercise 12, the key-value cache: hidden checks and the misconception catalogue.
+
+Each hidden test cell of ``solutions/12_kv_cache/kv_cache.ipynb`` calls one
+``check_*`` function below with the learner's ``decode_step`` or
+``decode_sequence``.  Inputs are random (seeded) and chosen so that no
+mistake can hide: ``d_model``, ``d_k`` and ``d_v`` all differ (so scaling by
+the wrong width changes the answer), the caches passed to ``decode_step``
+hold 3, 5 and 9 rows before the empty one (a step that leaves its own key
+out, restarts the positions or masks the past gives other numbers, and the
+returned cache must have exactly ``t + 1`` rows), and one set of inputs is
+large (scores in the thousands, where a softmax without its maximum
+subtracted overflows).  A wrong answer is matched against ``MISTAKES`` in
+order; the first symptom that fits names the mistake.  Every mistake has a
+wrong implementation in ``tests/submissions/12_kv_cache/``.
+
+A step returns ``(y_t, {"K": ..., "V": ...})``; the checks call the learner's
+function through ``_flattened``, which hands it deep copies of the cache and
+the parameters (so a function that changes its input dict cannot change what
+the mistake models see) and turns the answer into the three arrays
+``(y_t, K, V)`` that ``attempt`` compares.  The call is described by its
+shapes (the dicts themselves would print every array).
+"""
+import copy
+
+import numpy as np
+
+from ..checks import Mistake, attempt, close, expect, reference
+from ..checks import softmax as _softmax
+
+UNUSABLE = "the result must be (y_t, new_cache) with new_cache a dict holding 'K' and 'V'"
+
+
+# --------------------------------------------------------------------------- mistaken formulas
+def _encoding(n, d_model):
+    theta = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
+    angles = np.arange(n)[:, None] * theta
+    PE = np.empty((n, d_model))
+    PE[:, 0::2], PE[:, 1::2] = np.sin(angles), np.cos(angles)
+    return PE
+
+
+def _step(x_t, K_old, V_old, p, *, position=None, scale="d_k", own_key=True, only_first_key=False):
+    """y_t of one decoding step under one mistaken formula (position None: the cache length)."""
+    t = K_old.shape[0]
+    pos = t if position is None else position
+    z = x_t if pos == "none" else x_t + _encoding(pos + 1, x_t.shape[-1])[pos]
+    q, k, v = z @ p["W_q"], z @ p["W_k"], z @ p["W_v"]
+    K = np.vstack([K_old, k]) if own_key else K_old
+    V = np.vstack([V_old, v]) if own_key else V_old
+    width = {"d_k": q.shape[-1], "d_model": x_t.shape[-1], "d_v": V.shape[-1]}[scale]
+    scores = K @ q / np.sqrt(width)
+    if only_first_key:
+        scores = np.where(np.arange(K.shape[0]) == 0, scores, -np.inf)
+    return _softmax(scores) @ V, k, v
+
+
+def _step_args(record):
+    x_t = np.asarray(record.args[0], dtype=float)
+    cache, p = record.args[1], record.args[2]
+    return x_t, np.asarray(cache["K"], dtype=float), np.asarray(cache["V"], dtype=float), p
+
+
+def _sequence(X, p, **options):
+    """Y of decode_sequence when every step makes one mistake (positions as the cache length grows)."""
+    X = np.asarray(X, dtype=float)
+    K = np.zeros((0, p["W_k"].shape[1]))
+    V = np.zeros((0, p["W_v"].shape[1]))
+    rows = []
+    for x_t in X:
+        y, k, v = _step(x_t, K, V, p, **options)
+        rows.append(y)
+        K, V = np.vstack([K, k]), np.vstack([V, v])
+    return np.array(rows)
+
+
+def _rows(record, index):
+    return None if record.got is None else record.got[index].shape[0]
+
+
+def _y_is(record, y):
+    return record.got is not None and close(record.got[0], y)
+
+
+def _not_appended(record):
+    if record.function != "decode_step" or record.got is None:
+        return False
+    x_t, K_old, V_old, p = _step_args(record)
+    return _rows(record, 1) == K_old.shape[0] and close(record.got[1], K_old)
+
+
+def _appended_twice(record):
+    if record.got is None:
+        return False
+    if record.function == "decode_step":
+        x_t, K_old, V_old, p = _step_args(record)
+        return _rows(record, 1) == K_old.shape[0] + 2
+    if record.function == "decode_sequence":
+        return _rows(record, 1) == 2 * np.shape(record.args[0])[0]
+    return False
+
+
+def _sequence_cache_not_kept(record):
+    """The cache stays empty: every step is decoded as the first token, at position 0."""
+    if record.function != "decode_sequence" or record.got is None:
+        return False
+    X, p = np.asarray(record.args[0], dtype=float), record.args[1]
+    alone = (X + _encoding(1, X.shape[-1])[0]) @ p["W_v"]            # each token sees only itself
+    return _rows(record, 1) in (0, 1) and close(record.got[0], alone)
+
+
+def _step_variant(first_step_too=True, **options):
+    """decode_step's y_t, or decode_sequence's Y, equals the mistaken formula's."""
+    def detect(record):
+        if record.got is None:
+            return False
+        if record.function == "decode_step":
+            x_t, K_old, V_old, p = _step_args(record)
+            if K_old.shape[0] == 0 and not first_step_too:
+                return False
+            return _y_is(record, _step(x_t, K_old, V_old, p, **options)[0])
+        if record.function == "decode_sequence":
+            return _y_is(record, _sequence(record.args[0], record.args[1], **options))
+        return False
+    return detect
+
+
+def _own_key_left_out(record):
+    if record.got is None:
+        return False
+    if record.function == "decode_step":
+        x_t, K_old, V_old, p = _step_args(record)
+        return K_old.shape[0] > 0 and _y_is(record, _step(x_t, K_old, V_old, p, own_key=False)[0])
+    if record.function == "decode_sequence":                         # row 0 has no key at all: nan
+        Y = _sequence(record.args[0], record.args[1], own_key=False)
+        got = record.got[0]
+        return got.shape == Y.shape and not np.all(np.isfinite(got[0])) and close(got[1:], Y[1:])
+    return False
+
+
+MISTAKES = [
+    Mistake("appended_twice",
+            "the new key and value are appended twice: the cache grows by two rows per step instead of "
+            "one (a decoder that reads the position off the cache's length then encodes its tokens at "
+            "positions 0, 2, 4, ...). Append k_t and v_t once, as row t: "
+            "`K = np.concatenate([cache['K'], k[None]])`, and return that cache.",
+            _appended_twice),
+    Mistake("cache_not_appended",
+            "the returned cache is the old one: the new token's key and value were never appended, so "
+            "the next step does not see this token and its position is read off a cache that never "
+            "grows. Return the cache with k_t and v_t appended as row t, shape (t + 1, d_k) and "
+            "(t + 1, d_v).",
+            _not_appended),
+    Mistake("sequence_cache_not_kept",
+            "the cache never grows in decode_sequence: every token is decoded as if it were the first, "
+            "at position 0 and attending only to itself. Keep the cache that decode_step returns and "
+            "pass it to the next step, `y_t, cache = decode_step(x_t, cache, params)` (and check that "
+            "decode_step returns the cache WITH the new row).",
+            _sequence_cache_not_kept),
+    Mistake("own_key_left_out",
+            "the new token's key and value are appended only after it has attended: its query sees the "
+            "t earlier keys but not its own (and the first token, with an empty cache, has nothing to "
+            "attend to). Append k_t and v_t first, then attend over all t + 1 rows.",
+            _own_key_left_out),
+    Mistake("positions_restart_at_zero",
+            "every new token is encoded at position 0 (x_t + PE[0]): the position of the token is the "
+            "number of rows already in the cache, t = cache['K'].shape[0], so its input is "
+            "x_t + sinusoidal_encoding(t + 1, d_model)[t].",
+            _step_variant(position=0, first_step_too=False)),
+    Mistake("causal_mask_hides_past",
+            "a causal mask is applied to the single query, and the row it gets (row 0 of the "
+            "(t+1) x (t+1) mask) lets it see key 0 only: every token copies the first token's value. "
+            "The new token is the LAST position, and every cached key is in its past: use no mask at "
+            "all.",
+            _step_variant(only_first_key=True, first_step_too=False)),
+    Mistake("scaled_by_d_model",
+            "the scores are divided by sqrt(d_model), the width of x_t; divide by sqrt(d_k), the length "
+            "of the query and the keys (`W_q.shape[1]`).",
+            _step_variant(scale="d_model", first_step_too=False)),
+    Mistake("scaled_by_d_v",
+            "the scores are divided by sqrt(d_v), the width of the values; divide by sqrt(d_k), the "
+            "length of the query and the keys (`W_q.shape[1]`).",
+            _step_variant(scale="d_v", first_step_too=False)),
+    Mistake("position_not_added",
+            "the position is not added: the input of the token at position t is x_t + PE[t], with "
+            "PE = sinusoidal_encoding(t + 1, d_model), before the projections.",
+            _step_variant(position="none")),
+]
+
+
+# --------------------------------------------------------------------------- checks
+def _ref():
+    return reference(__name__)
+
+
+def _unpack(result):
+    if not isinstance(result, (tuple, list)) or len(result) != 2 or not isinstance(result[1], dict) \
+            or not {"K", "V"} <= set(result[1]):
+        raise ValueError(UNUSABLE)
+    return result[0], result[1]["K"], result[1]["V"]
+
+
+def _flattened(function):
+    """The learner's function on deep copies of its dicts, answering (y, K, V)."""
+    return lambda *args: _unpack(function(*(copy.deepcopy(a) if isinstance(a, dict) else a for a in args)))
+
+
+def _judge(record, call):
+    record.call = call
+    if record.error is not None and UNUSABLE in record.error:
+        record.error = f"returned something unusable: {UNUSABLE}"
+    expect(record, MISTAKES)
+    return record.got
+
+
+def _call_step(decode_step, x_t, cache, params):
+    want = _unpack(_ref().decode_step(x_t, copy.deepcopy(cache), params))
+    record = attempt(_flattened(decode_step), "decode_step", (x_t, cache, params), want=want,
+                     arg_names=("x_t", "cache", "params"))
+    d_k, d_v = params["W_q"].shape[1], params["W_v"].shape[1]
+    return _judge(record, f"decode_step(x_t, cache, params) with x_t of shape {np.shape(x_t)}, a cache of "
+                          f"t = {np.shape(cache['K'])[0]} rows, d_k = {d_k} and d_v = {d_v}")
+
+
+def _call_sequence(decode_sequence, X, params):
+    want = _unpack(_ref().decode_sequence(X, params))
+    record = attempt(_flattened(decode_sequence), "decode_sequence", (X, params), want=want,
+                     arg_names=("X", "params"))
+    d_k, d_v = params["W_q"].shape[1], params["W_v"].shape[1]
+    return _judge(record, f"decode_sequence(X, params) with X of shape {np.shape(X)}, d_k = {d_k} and d_v = {d_v}")
+
+
+def _params(rng, d_model, d_k, d_v, scale=1.0):
+    return {"W_q": rng.normal(scale=scale, size=(d_model, d_k)), "W_k": rng.normal(scale=scale, size=(d_model, d_k)),
+            "W_v": rng.normal(size=(d_model, d_v))}
+
+
+def _cache_of(X, params):
+    """The reference cache after decoding the rows of X."""
+    return _unpack(_ref().decode_sequence(X, params))[1:]
+
+
+def check_decode_step(decode_step):
+    """Caches of 3, 5 and 9 rows (positions 3, 5, 9), then the empty cache."""
+    rng = np.random.default_rng(1201)
+    d_model, d_k, d_v = 6, 4, 3
+    params = _params(rng, d_model, d_k, d_v, scale=0.7)
+    for t in (3, 5, 9):
+        K, V = _cache_of(rng.normal(size=(t, d_model)), params)
+        _call_step(decode_step, rng.normal(size=d_model), {"K": K, "V": V}, params)
+    empty = {"K": np.zeros((0, d_k)), "V": np.zeros((0, d_v))}
+    x_0 = rng.normal(size=d_model)
+    y_0, K, V = _call_step(decode_step, x_0, empty, params)
+    assert np.allclose(y_0, (x_0 + _encoding(1, d_model)[0]) @ params["W_v"], rtol=1e-4, atol=1e-6), (
+        "decode_step: on an empty cache the token attends only to itself, so y_0 = (x_0 + PE[0]) @ W_v")
+
+
+def check_decode_step_large(decode_step):
+    """Large inputs: scores in the thousands, where exp overflows without the maximum subtracted."""
+    rng = np.random.default_rng(1202)
+    d_model, d_k, d_v = 8, 5, 3
+    params = _params(rng, d_model, d_k, d_v)
+    for t in (4, 7):
+        X = 12.0 * rng.normal(size=(t + 1, d_model))
+        K, V = _cache_of(X[:t], params)
+        y, K_new, V_new = _call_step(decode_step, X[t], {"K": K, "V": V}, params)
+        assert np.all(np.isfinite(y)), "decode_step: y_t must be finite for large inputs"
+
+
+def check_decode_sequence(decode_sequence):
+    """decode_sequence equals full causal self-attention on X + PE; its cache has n rows."""
+    rng = np.random.default_rng(1203)
+    for n, d_model, d_k, d_v, scale in [(7, 6, 4, 3, 1.0), (5, 10, 3, 7, 1.0), (6, 8, 5, 3, 12.0)]:
+        params = _params(rng, d_model, d_k, d_v, scale=0.6)
+        X = scale * rng.normal(size=(n, d_model))
+        Y, K, V = _call_sequence(decode_sequence, X, params)
+        Z = X + _encoding(n, d_model)
+        scores = (Z @ params["W_q"]) @ (Z @ params["W_k"]).T / np.sqrt(d_k)
+        scores = np.where(np.tril(np.ones((n, n), dtype=bool)), scores, -np.inf)
+        full = _softmax(scores) @ (Z @ params["W_v"])
+        assert np.allclose(Y, full, rtol=1e-4, atol=1e-6), (
+            "decode_sequence: the rows must equal full causal self-attention on X + PE")

@@ -1,0 +1,237 @@
+"""Exercise 10, positions: hidden checks and the misconception catalogue.
+
+Each hidden test cell of ``solutions/10_positions/positions.ipynb`` calls one
+``check_*`` function below with the learner's ``sinusoidal_encoding`` or
+``apply_rotary``.  Inputs are chosen so that no mistake can hide: ``n`` never
+equals ``d_model`` (a transposed encoding has another shape), ``d_model`` is
+at least 6 (with one pair of columns the exponent mistakes change nothing),
+the positions reach 60 (a 1-based or multiplied angle is far off), and the
+rotary positions are not ``0, 1, ..., n-1`` (a row index in their place is
+caught) and come with one or two leading axes.  A wrong answer is matched
+against ``MISTAKES`` in order; the first symptom that fits names the mistake.
+Every mistake has a wrong implementation in ``tests/submissions/10_positions/``.
+"""
+import numpy as np
+
+from ..checks import Mistake, attempt, close, expect, modifies_input, reference
+
+BASE = 10000.0
+
+
+# --------------------------------------------------------------------------- mistaken formulas
+def _encoding(n, d, *, swap=False, exponent="2i", layout="interleaved", start=0, divide=True):
+    """What sinusoidal_encoding(n, d) returns under one mistaken formula."""
+    pos = np.arange(start, start + n)[:, None]                             # (n, 1)
+    if exponent == "column":                                               # one frequency per column
+        column = np.arange(d)
+        angles = pos * BASE ** (-column / d)                               # (n, d)
+        PE = np.where(column % 2, np.cos(angles), np.sin(angles))
+        return np.where(column % 2, np.sin(angles), np.cos(angles)) if swap else PE
+    i = np.arange(d // 2)
+    power = (2 * i if exponent == "2i" else i) / d
+    angles = pos / BASE ** power if divide else pos * BASE ** power       # (n, d/2)
+    first, second = (np.cos(angles), np.sin(angles)) if swap else (np.sin(angles), np.cos(angles))
+    if layout == "halves":
+        return np.concatenate([first, second], axis=1)
+    PE = np.empty((n, d))
+    PE[:, 0::2], PE[:, 1::2] = first, second
+    return PE
+
+
+def _rotate(X, positions, *, sign=1.0, layout="interleaved", exponent="2i", output="interleaved"):
+    """What apply_rotary(X, positions) returns under one mistaken formula."""
+    X = np.asarray(X, dtype=float)
+    d = X.shape[-1]
+    i = np.arange(d // 2)
+    theta = BASE ** (-(2 * i if exponent == "2i" else i) / d)              # (d/2,)
+    angles = sign * np.asarray(positions, dtype=float)[:, None] * theta    # (n, d/2)
+    cos, sin = np.cos(angles), np.sin(angles)
+    if layout == "halves":                                                 # pair i with i + d/2
+        a, b = X[..., :d // 2], X[..., d // 2:]
+        return np.concatenate([a * cos - b * sin, a * sin + b * cos], axis=-1)
+    even, odd = X[..., 0::2], X[..., 1::2]
+    new_even, new_odd = even * cos - odd * sin, even * sin + odd * cos
+    if output == "halves":                                                 # right pairs, stored as halves
+        return np.concatenate([new_even, new_odd], axis=-1)
+    out = np.empty(X.shape)
+    out[..., 0::2], out[..., 1::2] = new_even, new_odd
+    return out
+
+
+def _encoding_variant(**options):
+    def detect(record):
+        if record.function != "sinusoidal_encoding" or record.got is None:
+            return False
+        n, d = (int(a) for a in record.args[:2])
+        return close(record.got, _encoding(n, d, **options))
+    return detect
+
+
+def _axes_swapped(record):
+    want = np.shape(record.want)
+    return (record.function == "sinusoidal_encoding" and record.got is not None and want[0] != want[1]
+            and record.got.shape == want[::-1])
+
+
+def _rotary_variant(**options):
+    def detect(record):
+        if record.function != "apply_rotary" or record.got is None:
+            return False
+        return close(record.got, _rotate(*record.args[:2], **options))
+    return detect
+
+
+def _row_index(record):
+    if record.function != "apply_rotary" or record.got is None:
+        return False
+    n = np.shape(record.args[0])[-2]
+    return (not np.array_equal(record.args[1], np.arange(n))
+            and close(record.got, _rotate(record.args[0], np.arange(n))))
+
+
+def _leading_axes(record):
+    """Fails (or changes shape) only when X has leading axes: the 2-D calls before it passed."""
+    if record.function != "apply_rotary" or np.ndim(record.args[0]) <= 2:
+        return False
+    return record.error is not None or record.got.shape != np.shape(record.args[0])
+
+
+MISTAKES = [
+    Mistake("positions_and_dimensions_swapped",
+            "the encoding is transposed: it has shape (d_model, n), one row per dimension, instead of "
+            "(n, d_model), one row per position (the row convention: row pos is added to the embedding "
+            "of the token at position pos). Put the positions on axis 0: "
+            "`angles = np.arange(n)[:, None] * theta[None, :]`, shape (n, d_model / 2).",
+            _axes_swapped),
+    Mistake("sin_cos_swapped",
+            "sine and cosine are swapped: the even columns hold cosines and the odd columns sines, so "
+            "row 0 is [1, 0, 1, 0, ...] instead of [0, 1, 0, 1, ...]. PE[pos, 2i] = sin(pos * theta_i) "
+            "and PE[pos, 2i+1] = cos(pos * theta_i).",
+            _encoding_variant(swap=True)),
+    Mistake("exponent_i_over_d_model",
+            "the exponent is i / d_model instead of 2i / d_model: pair i of columns (2i, 2i+1) must use "
+            "the frequency theta_i = 10000 ** (-2i / d_model), so the exponents run 0, 2/d, 4/d, ... up "
+            "to (d - 2)/d. With i / d_model the slowest pair is far too fast. Use "
+            "`10000 ** (-np.arange(0, d_model, 2) / d_model)`.",
+            _encoding_variant(exponent="i")),
+    Mistake("frequency_per_column",
+            "every column has its own frequency (10000 ** (-j / d_model) with j the column index), so "
+            "the sine and the cosine of a pair no longer share one angle. Columns 2i and 2i+1 share "
+            "theta_i = 10000 ** (-2i / d_model): compute d_model / 2 angles per position and take the "
+            "sine and the cosine of each.",
+            _encoding_variant(exponent="column")),
+    Mistake("halves_concatenated",
+            "the sines fill the first half of the columns and the cosines the second half. The encoding "
+            "interleaves them: sines in the EVEN columns 0, 2, 4, ... and cosines in the ODD columns "
+            "1, 3, 5, ...; assign `PE[:, 0::2] = np.sin(angles)` and `PE[:, 1::2] = np.cos(angles)`.",
+            _encoding_variant(layout="halves")),
+    Mistake("positions_from_one",
+            "the positions start at 1: row 0 must be position 0, whose encoding is [0, 1, 0, 1, ...]. "
+            "Use `np.arange(n)`, not `np.arange(1, n + 1)`.",
+            _encoding_variant(start=1)),
+    Mistake("multiplied_not_divided",
+            "the position is multiplied by 10000 ** (2i / d_model) instead of divided by it: the angle "
+            "is pos / 10000 ** (2i / d_model) = pos * theta_i, which shrinks with i (the wavelengths "
+            "grow from 2 pi to 10000 * 2 pi).",
+            _encoding_variant(divide=False)),
+    Mistake("rotary_clockwise",
+            "the rotation goes the wrong way (clockwise): the sign of the sine is flipped, which is "
+            "the same as rotating by -positions. Counter-clockwise by the angle a is "
+            "x'_2i = x_2i cos a - x_2i+1 sin a, x'_2i+1 = x_2i sin a + x_2i+1 cos a.",
+            _rotary_variant(sign=-1.0)),
+    Mistake("rotary_half_split",
+            "column i is paired with column i + d/2 (the 'half-split' layout of GPT-NeoX and LLaMA "
+            "code). This exercise uses RoFormer's interleaved pairs: column 2i with column 2i+1, "
+            "`X[..., 0::2]` with `X[..., 1::2]`.",
+            _rotary_variant(layout="halves")),
+    Mistake("rotary_output_not_interleaved",
+            "the pairs (2i, 2i+1) are rotated correctly, but the results are stored as two halves "
+            "(all rotated even columns, then all rotated odd columns). Write them back where they came "
+            "from: `out[..., 0::2] = ...` and `out[..., 1::2] = ...`.",
+            _rotary_variant(output="halves")),
+    Mistake("rotary_exponent_i_over_d",
+            "the frequencies are 10000 ** (-i / d) instead of theta_i = 10000 ** (-2i / d) for pair i: "
+            "the pairs (2i, 2i+1) use the frequencies of the sinusoidal encoding with d_model = d. Use "
+            "`10000 ** (-np.arange(0, d, 2) / d)`.",
+            _rotary_variant(exponent="i")),
+    Mistake("rotary_row_index_not_positions",
+            "row j is rotated by its row index j, not by positions[j]. The positions need not be "
+            "0, 1, ..., n-1 (a decoder rotates its new token by its own position, e.g. [5]): use "
+            "`np.asarray(positions)[:, None] * theta`.",
+            _row_index),
+    Mistake("rotary_leading_axes_ignored",
+            "your function works on an (n, d) array but not on (..., n, d) with leading axes (a batch, "
+            "heads). Index the last axis from the end, `X[..., 0::2]` and `X[..., 1::2]`, take the "
+            "width as `X.shape[-1]`, and let the (n, d/2) angles broadcast over the leading axes.",
+            _leading_axes),
+    modifies_input("`X[..., 0::2] = ...` on the input", "`out = np.empty(X.shape)`, then fill `out`"),
+]
+
+
+# --------------------------------------------------------------------------- checks
+def _ref():
+    return reference(__name__)
+
+
+def _call_encoding(sinusoidal_encoding, n, d_model):
+    record = attempt(sinusoidal_encoding, "sinusoidal_encoding", (n, d_model),
+                     want=_ref().sinusoidal_encoding(n, d_model), arg_names=("n", "d_model"))
+    expect(record, MISTAKES)
+    return record.got
+
+
+def _call_rotary(apply_rotary, X, positions):
+    positions = np.asarray(positions)
+    record = attempt(apply_rotary, "apply_rotary", (X, positions), want=_ref().apply_rotary(X, positions),
+                     arg_names=("X", "positions"))
+    expect(record, MISTAKES)
+    return record.got
+
+
+def check_sinusoidal_encoding(sinusoidal_encoding):
+    """Several sizes, n != d_model, with positions up to 59."""
+    for n, d_model in [(7, 10), (12, 6), (60, 16), (1, 8), (5, 32)]:
+        PE = _call_encoding(sinusoidal_encoding, n, d_model)
+    assert np.allclose(PE[:, 1::2][0], 1.0), "sinusoidal_encoding: row 0 must have 1 in every odd column"
+
+
+def check_apply_rotary(apply_rotary):
+    """(n, d) arrays, positions in any order and not 0..n-1, up to 57."""
+    rng = np.random.default_rng(1001)
+    for (n, d), positions in [((5, 6), [3, 7, 0, 12, 5]), ((4, 8), [5, 6, 7, 8]),
+                              ((3, 10), [57, 2, 30]), ((6, 4), [1, 2, 3, 4, 5, 6])]:
+        _call_rotary(apply_rotary, rng.normal(size=(n, d)), positions)
+    X = rng.normal(size=(4, 6))
+    out = _call_rotary(apply_rotary, X, [0, 0, 0, 0])
+    assert np.allclose(out, X), "apply_rotary: at position 0 every row must stay unchanged"
+
+
+def check_apply_rotary_batched(apply_rotary):
+    """(n, d) first, then the same rotation with one and two leading axes."""
+    rng = np.random.default_rng(1002)
+    positions = [4, 9, 1, 6, 2]
+    _call_rotary(apply_rotary, rng.normal(size=(5, 8)), positions)
+    _call_rotary(apply_rotary, rng.normal(size=(3, 5, 8)), positions)          # (B, n, d)
+    X = rng.normal(size=(2, 3, 5, 8))                                          # (B, heads, n, d)
+    out = _call_rotary(apply_rotary, X, positions)
+    assert np.allclose(np.linalg.norm(out, axis=-1), np.linalg.norm(X, axis=-1)), (
+        "apply_rotary: a rotation must keep the length of every row")
+
+
+def check_apply_rotary_relative(apply_rotary):
+    """q at m and k at n: the score depends on n - m only; rotating by a then b is rotating by a + b."""
+    rng = np.random.default_rng(1003)
+    d = 8
+    q, k = rng.normal(size=(1, d)), rng.normal(size=(1, d))
+    m = np.array([0, 3, 7, 20])
+    Q = _call_rotary(apply_rotary, np.repeat(q, 4, axis=0), m)                # q at m
+    K = _call_rotary(apply_rotary, np.repeat(k, 4, axis=0), m + 5)            # k at m + 5
+    scores = np.sum(Q * K, axis=-1)                                           # (4,)
+    assert np.allclose(scores, scores[0], rtol=1e-4, atol=1e-6), (
+        "apply_rotary: the score of a query at m and a key at m + 5 must not depend on m")
+    X = rng.normal(size=(3, d))
+    a, b = np.array([2, 11, 4]), np.array([5, 1, 30])
+    once = _call_rotary(apply_rotary, X, a)
+    twice = _call_rotary(apply_rotary, once, b)
+    assert np.allclose(twice, _ref().apply_rotary(X, a + b), rtol=1e-4, atol=1e-6), (
+        "apply_rotary: rotating by positions a and then by b must equal rotating by a + b")

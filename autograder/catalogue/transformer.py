@@ -1,0 +1,379 @@
+"""Exercise 11, the Transformer block: hidden checks and the misconception catalogue.
+
+Each hidden test cell of ``solutions/11_transformer/transformer.ipynb`` calls
+one ``check_*`` function below with the learner's ``layer_norm`` or
+``transformer_block``.  Inputs are random (seeded) and chosen so that no
+mistake can hide: ``n`` differs from ``d`` (normalising over the positions
+gives other numbers), rows have small spread next to large ones (with a
+standard deviation of 0.001, ``eps`` outside the square root is far off) and
+one call passes its own ``eps``; ``gamma`` and ``beta`` are random and
+different; in the block ``d_ff``, ``d_model`` and ``d_head`` all differ, the
+two normalisations have different parameters, the FFN has non-zero biases,
+and one batch holds large inputs (scores in the thousands, where a softmax
+without its maximum subtracted overflows).  A wrong answer is matched against
+``MISTAKES`` in order; the first symptom that fits names the mistake.  Every
+mistake has a wrong implementation in ``tests/submissions/11_transformer/``.
+
+The params dict is copied before each call (so a learner's function that
+changes it cannot change what the mistake models see), and the call is
+described by its shapes (the dict itself would print every array).
+"""
+import copy
+
+import numpy as np
+
+from ..checks import Mistake, attempt, close, expect, masked_weight_not_zero, reference, weights_sum_to_one
+from ..checks import softmax as _softmax
+
+
+# --------------------------------------------------------------------------- mistaken formulas
+def _layer_norm(X, gamma, beta, eps=1e-5, *, axis=-1, ddof=0, eps_outside=False, root=True):
+    X = np.asarray(X, dtype=float)
+    mean = X.mean(axis=axis, keepdims=True)
+    var = X.var(axis=axis, keepdims=True, ddof=ddof)
+    if eps_outside:
+        spread = np.sqrt(var) + eps
+    else:
+        spread = np.sqrt(var + eps) if root else var + eps
+    return (X - mean) / spread * gamma + beta
+
+
+def _ln_args(record):
+    X, gamma, beta = (np.asarray(a, dtype=float) for a in record.args[:3])
+    eps = record.args[3] if len(record.args) > 3 else record.kwargs.get("eps", 1e-5)
+    return X, gamma, beta, eps
+
+
+def _ln_variant(**options):
+    def detect(record):
+        if record.function != "layer_norm" or record.got is None:
+            return False
+        X, gamma, beta, eps = _ln_args(record)
+        return close(record.got, _layer_norm(X, gamma, beta, eps, **options))
+    return detect
+
+
+def _ln_wrong_axis(record):
+    if record.function != "layer_norm" or record.got is None:
+        return False
+    X, gamma, beta, eps = _ln_args(record)
+    # over the positions (axis -2) or over axis 0: with gamma and beta broadcast over the rows
+    return any(close(record.got, _layer_norm(X, gamma, beta, eps, axis=axis)) for axis in {0, -2} if X.ndim >= 2)
+
+
+def _ln_swapped(record):
+    if record.function != "layer_norm" or record.got is None:
+        return False
+    X, gamma, beta, eps = _ln_args(record)
+    return close(record.got, _layer_norm(X, beta, gamma, eps))
+
+
+def _ln_missing(which):
+    def detect(record):
+        if record.function != "layer_norm" or record.got is None:
+            return False
+        X, gamma, beta, eps = _ln_args(record)
+        return close(record.got, _layer_norm(X, np.ones_like(gamma) if which == "gamma" else gamma,
+                                             np.zeros_like(beta) if which == "beta" else beta, eps))
+    return detect
+
+
+def _mha(X_q, X_kv, p, mask, scale="d_head", average=False):
+    """Multi-head attention (exercise 08) with one mistaken option."""
+    h = int(p["num_heads"])
+
+    def split(Z):
+        *lead, n, d = Z.shape
+        return np.swapaxes(Z.reshape(*lead, n, h, d // h), -3, -2)
+
+    Q, K, V = split(X_q @ p["W_q"]), split(X_kv @ p["W_k"]), split(X_kv @ p["W_v"])
+    d_model = Q.shape[-1] * h
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_model if scale == "d_model" else Q.shape[-1])
+    if mask is not None:
+        S = np.where(mask, S, -np.inf)
+    A = _softmax(S)
+    heads = A @ V
+    *lead, _, n, d_head = heads.shape
+    out = np.swapaxes(heads, -3, -2).reshape(*lead, n, h * d_head) @ p["W_o"]
+    return out, (A.mean(axis=-3) if average else A)
+
+
+def _block(record, *, norm="post", residual_1=True, residual_2=True, ffn_input="H", ln_swap=False,
+           relu="hidden", scale="d_head", use_mask=True, average=False, ffn_first=False, ln=None):
+    """What transformer_block returns for the record's inputs under one mistaken formula."""
+    X = np.asarray(record.args[0], dtype=float)
+    p = record.args[1]
+    causal = bool(record.kwargs.get("causal", record.args[2] if len(record.args) > 2 else False))
+    n = X.shape[-2]
+    mask = np.tril(np.ones((n, n), dtype=bool)) if causal and use_mask else None
+    g1, b1, g2, b2 = (np.asarray(p[k], dtype=float) for k in ("gamma_1", "beta_1", "gamma_2", "beta_2"))
+    if ln_swap:
+        g1, b1, g2, b2 = g2, b2, g1, b1
+
+    def attend(Z):
+        return _mha(Z, Z, p, mask, scale, average)
+
+    def ffn(Z):
+        pre = Z @ p["W_1"] + p["b_1"]
+        if relu == "none":
+            return pre @ p["W_2"] + p["b_2"]
+        if relu == "output":
+            return np.maximum(0.0, pre @ p["W_2"] + p["b_2"])
+        return np.maximum(0.0, pre) @ p["W_2"] + p["b_2"]
+
+    def ln1(Z):
+        return _layer_norm(Z, g1, b1, **(ln or {}))
+
+    def ln2(Z):
+        return _layer_norm(Z, g2, b2, **(ln or {}))
+
+    if norm == "pre":
+        A, weights = attend(ln1(X))
+        H = X + A
+        return H + ffn(ln2(H)), weights
+    if norm == "inside":                                   # x + LN(Sublayer(x))
+        A, weights = attend(X)
+        H = X + ln1(A)
+        return H + ln2(ffn(H)), weights
+    if ffn_first:
+        H = ln1(X + ffn(X))
+        A, weights = attend(H)
+        return ln2(H + A), weights
+    A, weights = attend(X)
+    H = ln1(X + A if residual_1 else A)
+    F = ffn(H if ffn_input == "H" else X)
+    return ln2(H + F if residual_2 else F), weights
+
+
+def _same(got, alt):
+    return got is not None and all(close(g, a) for g, a in zip(got, alt))
+
+
+def _block_variant(**options):
+    return lambda record: record.function == "transformer_block" and _same(record.got, _block(record, **options))
+
+
+# The layer normalisation mistakes, as they show inside a block that normalises on its own.
+BLOCK_NORMS = {"over the positions (axis -2)": {"axis": -2}, "with the sample variance (ddof=1)": {"ddof": 1},
+               "with eps outside the square root": {"eps_outside": True},
+               "dividing by the variance instead of the standard deviation": {"root": False}}
+
+
+def _block_norm_wrong(record):
+    if record.function != "transformer_block" or record.got is None:
+        return False
+    for how, options in BLOCK_NORMS.items():
+        if _same(record.got, _block(record, ln=options)):
+            return f"the block normalises {how}"
+    return False
+
+
+def _causal(record):
+    return record.function == "transformer_block" and bool(
+        record.kwargs.get("causal", record.args[2] if len(record.args) > 2 else False))
+
+
+def _causal_ignored(record):
+    return _causal(record) and _same(record.got, _block(record, use_mask=False))
+
+
+def _visible(record):
+    """The causal mask of a causal block (None for any other call)."""
+    if not _causal(record):
+        return None
+    n = np.shape(record.args[0])[-2]
+    return np.tril(np.ones((n, n), dtype=bool))
+
+
+MISTAKES = [
+    Mistake("ln_wrong_axis",
+            "the mean and variance are taken over the wrong axis (over the positions, axis 0 or -2): "
+            "layer normalisation normalises each token's vector over its own d features, "
+            "`X.mean(axis=-1, keepdims=True)` and `X.var(axis=-1, keepdims=True)`, so that a token's "
+            "result never depends on the other tokens.",
+            _ln_wrong_axis),
+    Mistake("ln_sample_variance",
+            "the variance is the sample variance (divided by d - 1, `ddof=1`). Layer normalisation uses "
+            "the population variance of the row, divided by d: `X.var(axis=-1)` (NumPy's default "
+            "`ddof=0`; note that `pandas` and `torch.var` default to d - 1).",
+            _ln_variant(ddof=1)),
+    Mistake("ln_eps_outside_sqrt",
+            "eps is added outside the square root, `/ (std + eps)`: it belongs inside, "
+            "`/ np.sqrt(var + eps)`. The two differ most where a row's spread is small (the tests include rows with a "
+            "standard deviation of 0.001).",
+            _ln_variant(eps_outside=True)),
+    Mistake("ln_no_square_root",
+            "the centred row is divided by the variance, not by the standard deviation: divide by "
+            "`np.sqrt(var + eps)`, so that the result has variance 1.",
+            _ln_variant(root=False)),
+    Mistake("ln_gamma_beta_swapped",
+            "gamma and beta are swapped: gamma is the scale (it multiplies the normalised row) and beta "
+            "the shift (it is added): `x_hat * gamma + beta`.",
+            _ln_swapped),
+    Mistake("ln_no_gamma",
+            "gamma is not applied: after normalising, multiply by the learned scale, `x_hat * gamma + beta`.",
+            _ln_missing("gamma")),
+    Mistake("ln_no_beta",
+            "beta is not added: after normalising and scaling, add the learned shift, `x_hat * gamma + beta`.",
+            _ln_missing("beta")),
+    Mistake("pre_norm",
+            "this is the pre-norm block, x + Sublayer(LayerNorm(x)). The exercise asks for the post-norm "
+            "block of the paper, LayerNorm(x + Sublayer(x)): H = LN_1(X + MultiHead(X)), "
+            "out = LN_2(H + FFN(H)); attention sees X itself, not LN_1(X).",
+            _block_variant(norm="pre")),
+    Mistake("residual_after_norm",
+            "each sub-layer's output is normalised before the residual is added, x + LayerNorm(Sublayer(x)). "
+            "In the post-norm block the residual sum comes first and is then normalised: "
+            "H = LN_1(X + A), out = LN_2(H + FFN(H)).",
+            _block_variant(norm="inside")),
+    Mistake("missing_residual_attention",
+            "the residual connection around attention is missing: H = LN_1(A) instead of LN_1(X + A). "
+            "Add the block's input to the attention output before the first normalisation.",
+            _block_variant(residual_1=False)),
+    Mistake("missing_residual_ffn",
+            "the residual connection around the feed-forward network is missing: out = LN_2(FFN(H)) "
+            "instead of LN_2(H + FFN(H)).",
+            _block_variant(residual_2=False)),
+    Mistake("ffn_on_input",
+            "the feed-forward network is applied to the block's input X instead of H = LN_1(X + A): the "
+            "sub-layers are in sequence, so the FFN reads the output of the attention sub-layer, "
+            "out = LN_2(H + FFN(H)).",
+            _block_variant(ffn_input="X")),
+    Mistake("ffn_before_attention",
+            "the feed-forward sub-layer comes before the attention sub-layer. A Transformer layer first "
+            "mixes the tokens with self-attention, H = LN_1(X + MultiHead(X)), then transforms every "
+            "position with the FFN, out = LN_2(H + FFN(H)).",
+            _block_variant(ffn_first=True)),
+    Mistake("norms_swapped",
+            "the two layer normalisations use each other's parameters: gamma_1, beta_1 belong to the norm "
+            "after attention (H = LN_1(X + A)), gamma_2, beta_2 to the norm after the FFN.",
+            _block_variant(ln_swap=True)),
+    Mistake("ffn_no_relu",
+            "the feed-forward network has no ReLU: FFN(h) = max(0, h W_1 + b_1) W_2 + b_2 (Eq. 2). Without "
+            "the nonlinearity the two matrices collapse into one linear map.",
+            _block_variant(relu="none")),
+    Mistake("relu_after_w2",
+            "the ReLU is applied after W_2 instead of between the two layers: "
+            "FFN(h) = max(0, h W_1 + b_1) W_2 + b_2, the ReLU on the d_ff hidden units.",
+            _block_variant(relu="output")),
+    Mistake("scaled_by_d_model",
+            "the scores are divided by sqrt(d_model); each head must be scaled by sqrt(d_head), "
+            "d_head = d_model // num_heads (use the given `multi_head_attention`).",
+            _block_variant(scale="d_model")),
+    Mistake("causal_ignored",
+            "with `causal=True` the attention is not masked: every query still attends to later tokens. "
+            "Pass `mask=causal_mask(n)` (n = X.shape[-2]) to `multi_head_attention` when `causal` is True.",
+            _causal_ignored),
+    Mistake("weights_averaged_over_heads",
+            "the weights are averaged over the heads. Return every head's weights, shape "
+            "(..., num_heads, n, n), as `multi_head_attention` gives them.",
+            _block_variant(average=True)),
+    Mistake("block_norm_not_layer_norm",
+            "the block's normalisation is not the contract's layer normalisation: each row of X + A "
+            "(and of H + FFN(H)) is normalised over its d_model features, with the population variance "
+            "and eps inside the square root. Normalise with `layer_norm` (once its own test passes), "
+            "gamma_1 and beta_1 after attention, gamma_2 and beta_2 after the FFN.",
+            _block_norm_wrong),
+    masked_weight_not_zero(_visible),
+]
+
+
+# --------------------------------------------------------------------------- checks
+def _ref():
+    return reference(__name__)
+
+
+def _copying(function):
+    """Call ``function`` on a deep copy of the params dict (the mistake models read the original)."""
+    return lambda X, params, *rest, **kwargs: function(X, copy.deepcopy(params), *rest, **kwargs)
+
+
+def _call_layer_norm(layer_norm, X, gamma, beta, eps=None):
+    kwargs = {} if eps is None else {"eps": eps}
+    record = attempt(layer_norm, "layer_norm", (X, gamma, beta), kwargs,
+                     want=_ref().layer_norm(X, gamma, beta, **kwargs), arg_names=("X", "gamma", "beta"))
+    expect(record, MISTAKES)
+    return record.got
+
+
+def _call_block(transformer_block, X, params, causal=None):
+    kwargs = {} if causal is None else {"causal": causal}
+    want = _ref().transformer_block(X, params, **kwargs)
+    record = attempt(_copying(transformer_block), "transformer_block", (X, params), kwargs, want=want,
+                     arg_names=("X", "params"))
+    d_ff = np.shape(params["W_1"])[1]
+    flag = "" if causal is None else f", causal={causal}"
+    record.call = (f"transformer_block(X, params{flag}) with X of shape {np.shape(X)}, "
+                   f"num_heads={params['num_heads']} and d_ff={d_ff}")
+    expect(record, MISTAKES, extra_check=weights_sum_to_one("row (in every head)"))
+    return record.got
+
+
+def _params(rng, d_model, num_heads, d_ff, scale=1.0):
+    def w(*shape):
+        return rng.normal(scale=scale / np.sqrt(shape[0]), size=shape)
+    p = {k: w(d_model, d_model) for k in ("W_q", "W_k", "W_v", "W_o")}
+    p.update(num_heads=num_heads, W_1=w(d_model, d_ff), b_1=rng.normal(scale=0.5, size=d_ff),
+             W_2=w(d_ff, d_model), b_2=rng.normal(scale=0.5, size=d_model))
+    for k in ("1", "2"):
+        p["gamma_" + k] = rng.uniform(0.5, 1.5, size=d_model)
+        p["beta_" + k] = rng.normal(scale=0.5, size=d_model)
+    return p
+
+
+def check_layer_norm(layer_norm):
+    """(n, d) with n != d, batch axes, rows of small spread, another eps, a constant row."""
+    rng = np.random.default_rng(1101)
+    for shape in [(5, 7), (2, 4, 6), (3, 2, 5, 8)]:
+        d = shape[-1]
+        X = rng.normal(loc=rng.normal(size=shape[:-1] + (1,)), scale=rng.uniform(0.5, 3.0, size=shape[:-1] + (1,)),
+                       size=shape)
+        _call_layer_norm(layer_norm, X, rng.uniform(0.5, 1.5, size=d), rng.normal(size=d))
+    d = 6
+    gamma, beta = rng.uniform(0.5, 1.5, size=d), rng.normal(size=d)
+    X = rng.normal(size=(4, d)) * np.array([[1e-3], [1.0], [2e-3], [5.0]])    # small and large spreads
+    _call_layer_norm(layer_norm, X, gamma, beta)
+    _call_layer_norm(layer_norm, X, gamma, beta, eps=1e-2)
+    constant = np.vstack([np.full((1, d), 3.0), rng.normal(size=(2, d))])
+    out = _call_layer_norm(layer_norm, constant, gamma, beta)
+    assert np.allclose(out[0], beta), "layer_norm: a constant row must give beta"
+
+
+def check_transformer_block(transformer_block):
+    """No batch axis: 3 heads and 1 head, causal=False given explicitly, permutation equivariance."""
+    rng = np.random.default_rng(1102)
+    params = _params(rng, d_model=12, num_heads=3, d_ff=20)
+    X = rng.normal(size=(5, 12))
+    out, weights = _call_block(transformer_block, X, params)
+    _call_block(transformer_block, X, params, causal=False)
+    _call_block(transformer_block, rng.normal(size=(4, 8)), _params(rng, d_model=8, num_heads=1, d_ff=6))
+    perm = rng.permutation(5)
+    out_p, _ = _call_block(transformer_block, X[perm], params)
+    assert np.allclose(out_p, out[perm], rtol=1e-4, atol=1e-6), (
+        "transformer_block: without a mask, permuting the tokens must permute the output rows the same way")
+
+
+def check_transformer_block_batched(transformer_block):
+    """One and two batch axes; a batch of large inputs (scores in the thousands)."""
+    rng = np.random.default_rng(1103)
+    params = _params(rng, d_model=12, num_heads=4, d_ff=20)
+    _call_block(transformer_block, rng.normal(size=(2, 5, 12)), params)
+    _call_block(transformer_block, rng.normal(size=(2, 3, 4, 12)), params)
+    large = _params(rng, d_model=12, num_heads=3, d_ff=16, scale=4.0)
+    _call_block(transformer_block, 20.0 * rng.normal(size=(2, 6, 12)), large)
+
+
+def check_transformer_block_causal(transformer_block):
+    """causal=True: future weights exactly 0, earlier outputs independent of later tokens, large inputs."""
+    rng = np.random.default_rng(1104)
+    params = _params(rng, d_model=12, num_heads=3, d_ff=20)
+    X = rng.normal(size=(6, 12))
+    out, weights = _call_block(transformer_block, X, params, causal=True)
+    X2 = X.copy()
+    X2[3:] = rng.normal(size=(3, 12))
+    out2, _ = _call_block(transformer_block, X2, params, causal=True)
+    assert np.allclose(out2[:3], out[:3], rtol=1e-4, atol=1e-6), (
+        "transformer_block(causal=True): the outputs of the first tokens changed when only later tokens changed")
+    _call_block(transformer_block, rng.normal(size=(2, 5, 12)), params, causal=True)
+    large = _params(rng, d_model=12, num_heads=4, d_ff=16, scale=4.0)
+    _call_block(transformer_block, 20.0 * rng.normal(size=(2, 5, 12)), large, causal=True)

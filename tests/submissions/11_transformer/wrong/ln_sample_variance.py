@@ -1,0 +1,4 @@
+def layer_norm(X, gamma, beta, eps=1e-5):
+    mean = X.mean(axis=-1, keepdims=True)
+    var = X.var(axis=-1, keepdims=True, ddof=1)
+    return (X - mean) / np.sqrt(var + eps) * gamma + beta

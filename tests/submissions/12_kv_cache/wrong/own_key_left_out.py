@@ -1,0 +1,7 @@
+def decode_step(x_t, cache, params):
+    t = cache["K"].shape[0]
+    z = x_t + sinusoidal_encoding(t + 1, x_t.shape[-1])[t]
+    q, k, v = z @ params["W_q"], z @ params["W_k"], z @ params["W_v"]
+    weights = softmax(cache["K"] @ q / np.sqrt(len(q)))   # attends, then appends
+    y_t = weights @ cache["V"]
+    return y_t, {"K": np.vstack([cache["K"], k]), "V": np.vstack([cache["V"], v])}
