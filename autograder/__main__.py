@@ -12,7 +12,7 @@ import json
 import signal
 import sys
 
-from . import course, engine
+from . import course, selfcheck
 from .notebooks import NotebookError
 
 
@@ -42,18 +42,6 @@ def _parser():
     report.add_argument("assignment", help="e.g. 01_softmax")
     report.add_argument("--course-root", help="course folder (default: the repository)")
     return parser
-
-
-def _print_report(report, path):
-    print(f"{report.assignment} ({path}): {report.score:g} / {report.max_score:g} points")
-    width = max(len(t.grade_id) for t in report.tests) if report.tests else 0
-    for test in report.tests:
-        mark = "PASS" if test.passed else "FAIL"
-        line = f"  {mark}  {test.grade_id:<{width}}  {test.score:g}/{test.max_score:g}"
-        print(line + (f"  {test.message}" if test.message else ""))
-    broken = [run for run in report.cells if run.error]
-    for run in broken:
-        print(f"  note: the cell starting `{run.first_line}` raised {run.error}")
 
 
 def _grade_class(args):
@@ -95,7 +83,7 @@ def main(argv=None):
         return _report(args)
     try:
         graded_course = course.course_at(args.course_root) if args.course_root else None
-        report = engine.grade_file(args.notebook, course=graded_course)
+        exercise, report = selfcheck.grade(args.notebook, course=graded_course)
     except NotebookError as error:
         sys.exit(f"autograder: {error}")
     except Exception as error:  # never a traceback for the learner
@@ -103,7 +91,7 @@ def main(argv=None):
     if args.json:
         print(json.dumps(report.as_json(args.notebook)))
     else:
-        _print_report(report, args.notebook)
+        print(selfcheck.report_text(exercise, report, args.notebook))
     return 0
 
 

@@ -1,0 +1,62 @@
+"""Self-check latency: `python -m autograder check` against `jupyter execute`.
+
+Both run, whole process and side by side in one run, on the same solved
+notebook (exercise 01's source, whose solution cells hold the reference
+code): the self-check grades it with the hidden tests, `jupyter execute` runs
+it in a kernel, which is what a learner would otherwise wait for.  Each is
+timed ``--repeat`` times, alternating, and the medians are compared:
+
+    RESULT {"selfcheck_s": a, "jupyter_execute_s": b, "ratio": a/b}
+
+Usage: python benchmarks/selfcheck.py [--repeat 5] [--assignment 01_softmax]
+"""
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from autograder.course import default_course
+
+
+def timed(command, cwd):
+    start = time.perf_counter()
+    subprocess.run(command, cwd=cwd, check=True, capture_output=True, text=True)
+    return time.perf_counter() - start
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--assignment", default="01_softmax")
+    args = parser.parse_args()
+    exercise = default_course().exercise(args.assignment)
+    jupyter = Path(sys.executable).with_name("jupyter")
+    with tempfile.TemporaryDirectory() as scratch:
+        solved = Path(scratch) / exercise.notebook
+        shutil.copy(exercise.source_path, solved)
+        commands = {
+            "selfcheck_s": [sys.executable, "-m", "autograder", "check", str(solved)],
+            "jupyter_execute_s": [str(jupyter), "execute", "--output", str(Path(scratch) / "out.ipynb"),
+                                  str(solved)],
+        }
+        for command in commands.values():  # warm the file cache: neither pays for a cold disk
+            timed(command, scratch)
+        times = {name: [] for name in commands}
+        for _ in range(args.repeat):
+            for name, command in commands.items():
+                times[name].append(timed(command, scratch))
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    for name, values in times.items():
+        print(f"{name:<18} median {medians[name]:.3f} s   runs {', '.join(f'{v:.3f}' for v in values)}")
+    result = {name: round(value, 3) for name, value in medians.items()}
+    result["ratio"] = round(medians["selfcheck_s"] / medians["jupyter_execute_s"], 3)
+    print("RESULT " + json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
