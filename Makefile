@@ -49,6 +49,7 @@ check: $(VENV)/.installed debian-packages
 # The book's package as a wheel (the site ships it too: book/_ext/wheel.py).
 wheel: $(VENV)/.installed
 	$(BIN)/pip wheel --quiet --no-deps --no-build-isolation -w _build/wheel .
+	rm -rf build   # setuptools' scratch folder
 
 # Every test: the book build with -W, nbval on every chapter, the exercises,
 # the catalogues, the self-check and the instructor's nbgrader workflow.

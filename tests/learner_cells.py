@@ -77,7 +77,7 @@ def self_check_cell(url=None):
 
 def _self_check_cell_json(source):
     return {
-        "cell_type": "code", "execution_count": None, "outputs": [],
+        "cell_type": "code", "execution_count": None, "id": "self-check", "outputs": [],
         "metadata": {"nbgrader": {"grade": False, "grade_id": SELF_CHECK_ID, "locked": True,
                                   "schema_version": 3, "solution": False, "task": False}},
         "source": source.splitlines(keepends=True),
@@ -91,10 +91,10 @@ def write():
     for path in sorted((REPO / "book").glob("[0-9][0-9]_*.ipynb")):
         notebook = json.loads(path.read_text())
         code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
-        cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                "source": chapter_cell(url).splitlines(keepends=True)}
+        cell = {"cell_type": "code", "execution_count": None, "id": "install-package", "metadata": {},
+                "outputs": [], "source": chapter_cell(url).splitlines(keepends=True)}
         if "".join(code[0]["source"]).startswith(chapter_cell(url).splitlines()[0]):
-            code[0]["source"] = cell["source"]
+            code[0]["source"], code[0]["id"] = cell["source"], cell["id"]
         else:
             notebook["cells"].insert(notebook["cells"].index(code[0]), cell)
         path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
