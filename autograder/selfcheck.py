@@ -60,9 +60,12 @@ def report_text(exercise, report, path):
     lines = [f"{report.assignment} ({path}): {report.score:g} / {report.max_score:g} points"
              f"{_written(written)}"]
     cause = _root_cause(report)
+    # The cells that then failed only because a name the broken cell defines is missing.
+    follow = [run for run in report.cells if cause and run.index > cause.index and run.error
+              and run.error.startswith("NameError")]
     if cause:
-        lines.append(f"  FIRST FIX THIS: the cell starting `{cause.first_line}` raised {cause.error};"
-                     " the cells after it ran, but what it defines is missing")
+        after = f"; {len(follow)} later cell(s) failed for lack of what it defines" if follow else ""
+        lines.append(f"  FIRST FIX THIS: the cell starting `{cause.first_line}` raised {cause.error}{after}")
     width = max((len(t.grade_id) for t in report.tests), default=0)
     for test in report.tests:
         mark = "PASS" if test.passed else "FAIL"
@@ -72,7 +75,7 @@ def report_text(exercise, report, path):
         line = f"  {mark}  {test.grade_id:<{width}}  {test.score:g}/{test.max_score:g}"
         lines.append(line + (f"  {message}" if message else ""))
     for run in report.cells:
-        if run.error and run is not cause:
+        if run.error and run is not cause and run not in follow:
             lines.append(f"  note: the cell starting `{run.first_line}` raised {run.error}")
     return "\n".join(lines)
 

@@ -2,8 +2,9 @@
 
 Both run, whole process and side by side in one run, on the same solved
 notebook (exercise 01's source, whose solution cells hold the reference
-code): the self-check grades it with the hidden tests, `jupyter execute` runs
-it in a kernel, which is what a learner would otherwise wait for.  Each is
+code, without its self-check cell, which would run the first inside the
+second): the self-check grades it with the hidden tests, `jupyter execute`
+runs it in a kernel, which is what a learner would otherwise wait for.  Each is
 timed ``--repeat`` times, alternating, and the medians are compared:
 
     RESULT {"selfcheck_s": a, "jupyter_execute_s": b, "ratio": a/b}
@@ -12,7 +13,6 @@ Usage: python benchmarks/selfcheck.py [--repeat 5] [--assignment 01_softmax]
 """
 import argparse
 import json
-import shutil
 import statistics
 import subprocess
 import sys
@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from autograder.course import default_course
+from autograder.notebooks import SELF_CHECK_ID
 
 
 def timed(command, cwd):
@@ -38,7 +39,10 @@ def main():
     jupyter = Path(sys.executable).with_name("jupyter")
     with tempfile.TemporaryDirectory() as scratch:
         solved = Path(scratch) / exercise.notebook
-        shutil.copy(exercise.source_path, solved)
+        notebook = json.loads(exercise.source_path.read_text(encoding="utf-8"))
+        notebook["cells"] = [cell for cell in notebook["cells"]
+                             if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") != SELF_CHECK_ID]
+        solved.write_text(json.dumps(notebook), encoding="utf-8")
         commands = {
             "selfcheck_s": [sys.executable, "-m", "autograder", "check", str(solved)],
             "jupyter_execute_s": [str(jupyter), "execute", "--output", str(Path(scratch) / "out.ipynb"),
