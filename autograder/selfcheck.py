@@ -158,6 +158,6 @@ def check_this_notebook(path=None):
         print(f"Graded the copy saved at {saved} ({path.name}); "
               "save first if you changed something since.")
     # The command line's own process: the learner's kernel state cannot change the grading.
-    result = subprocess.run([sys.executable, "-m", "autograder", "check", str(path)],
-                            capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "autograder", "check", path.name],
+                            cwd=path.parent, capture_output=True, text=True)
     print((result.stdout or result.stderr).rstrip())
