@@ -65,6 +65,12 @@ class SourceNotebook:
         return sum(float(meta(c).get("points", 0)) for c in self.notebook.cells
                    if meta(c).get("grade") and not is_test_cell(c))
 
+    @property
+    def model_answers(self):
+        """{grade_id: text} of the written answers' model answers, as the source holds them."""
+        return {meta(c)["grade_id"]: c.source.strip() for c in self.notebook.cells
+                if meta(c).get("grade") and meta(c).get("solution") and c.cell_type == "markdown"}
+
     @functools.cached_property
     def reference(self):
         """The reference solution: a namespace holding what the notebook's non-test code cells define."""
