@@ -46,7 +46,7 @@ check: $(VENV)/.installed debian-packages
 	$(BIN)/ruff check .
 	PATH="$(BIN):$$PATH" $(BIN)/pytest -m "not browser and not postgres and not book and not nbgrader" tests
 
-# The book's package as a wheel (the site ships it too: book/_ext/wheel.py).
+# The book's package as a wheel (the site ships it too: book/_ext/book_wheel.py).
 wheel: $(VENV)/.installed
 	$(BIN)/pip wheel --quiet --no-deps --no-build-isolation -w _build/wheel .
 	rm -rf build   # setuptools' scratch folder

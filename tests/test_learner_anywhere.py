@@ -206,3 +206,19 @@ def test_no_visible_test_imports_the_grader(exercise):
     for cell in helpers.release_notebook(exercise.assignment).cells:
         if notebooks.is_test_cell(cell):
             assert "autograder" not in cell.source, notebooks.meta(cell)["grade_id"]
+
+
+def wheel_name():
+    project = tomllib.loads((helpers.REPO / "pyproject.toml").read_text())["project"]
+    return f"{project['name'].replace('-', '_')}-{project['version']}-py3-none-any.whl"
+
+
+def test_learners_page_links_the_wheel_of_this_version():
+    text = (helpers.REPO / "book" / "learners.ipynb").read_text()
+    assert f'href="../{wheel_name()}"' in text
+    assert "make test" not in text   # a learner's set-up needs no root
+
+
+def test_site_ships_the_wheel(site):
+    assert (site / wheel_name()).is_file()
+    assert f'href="../{wheel_name()}"' in (site / "book" / "learners.html").read_text()
