@@ -116,17 +116,12 @@ def _from_colab():
     return path
 
 
-def _only_exercise_here():
-    """The one notebook of the current folder (a kernel starts in its notebook's folder)."""
-    found = [p for p in Path.cwd().glob("*.ipynb")]
-    return found[0].resolve() if len(found) == 1 else None
-
-
 def find_this_notebook():
     """(path, how) of the notebook this kernel runs, or (None, None).
 
-    JupyterLab and Notebook 7 name it in ``__session__`` / ``$JPY_SESSION_NAME``,
-    VS Code in ``__vsc_ipynb_file__``; Colab hands over its current contents.
+    JupyterLab and Notebook 7 (jupyter_server) name it in ``$JPY_SESSION_NAME``
+    (ipykernel copies it to ``__session__``), VS Code in ``__vsc_ipynb_file__``;
+    Colab hands over its current contents.
     """
     namespace = _user_namespace()
     for candidate in (namespace.get("__vsc_ipynb_file__"), namespace.get("__session__"),
@@ -137,8 +132,9 @@ def find_this_notebook():
     colab = _from_colab()
     if colab:
         return colab, "colab"
-    path = _only_exercise_here()
-    return (path, "saved") if path else (None, None)
+    # No front end names it: a batch run (nbgrader validate, nbclient, papermill);
+    # the cell then grades nothing and costs nothing.
+    return None, None
 
 
 def check_this_notebook(path=None):

@@ -154,7 +154,8 @@ def test_a_chapter_runs_outside_the_repository(chapter_run):
 def test_check_cell_grades_the_notebook_it_is_in(tmp_path, chapter_run, jupyter_venv, code, full):
     # chapter_run has installed the wheel into jupyter_venv, as the chapter's first cell does
     notebook = downloaded(tmp_path / "downloads", code)
-    executed = execute(jupyter_venv, notebook)
+    # What jupyter_server tells a kernel it starts for a notebook (JupyterLab, Notebook 7).
+    executed = execute(jupyter_venv, notebook, {"JPY_SESSION_NAME": str(notebook)})
     check = [c for c in executed["cells"]
              if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == learner_cells.SELF_CHECK_ID]
     assert len(check) == 1 and executed["cells"][-1] is check[0]
@@ -190,6 +191,13 @@ def test_every_exercise_ends_with_the_self_check_cell(exercise):
         nbgrader = last["metadata"]["nbgrader"]
         assert nbgrader["grade_id"] == learner_cells.SELF_CHECK_ID
         assert nbgrader["locked"] and not nbgrader["grade"] and not nbgrader["solution"]
+
+
+def test_check_cell_is_inert_in_a_batch_run(tmp_path, chapter_run, jupyter_venv):
+    """Run by nbclient with no front end naming the notebook (nbgrader validate, papermill)."""
+    executed = execute(jupyter_venv, downloaded(tmp_path / "batch", CORRECT))
+    text = outputs_text(executed["cells"][-1])
+    assert text.startswith("Could not tell which file this notebook is") and "points" not in text, text
 
 
 def test_the_grader_never_runs_the_self_check_cell():
