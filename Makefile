@@ -1,7 +1,14 @@
 # The two commands of the README:
 #   make book   create .venv from requirements.txt, build the book into _build/html
+#               (with the book's wheel, which the learners page links)
 #   make test   the same set-up (plus the Debian packages the tests need), then every test
-PYTHON ?= python3.11
+# and the fast tier, `make check`: ruff and the tests that need no browser, no
+# PostgreSQL, no book build and no nbgrader run.
+#
+# Python 3.11, 3.12 or 3.13: python3 when it is 3.11 or newer, else python3.11;
+# PYTHON=/path/to/python overrides.
+PYTHON ?= $(shell python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
+            && echo python3 || echo python3.11)
 VENV   := .venv
 BIN    := $(CURDIR)/$(VENV)/bin
 # Debian packages the tests use: bubblewrap sandboxes the learner's code when grading,
@@ -12,7 +19,7 @@ BOOK_PACKAGES  := graphviz
 DEBIAN_PACKAGES := $(BOOK_PACKAGES) bubblewrap postgresql chromium fonts-noto-cjk
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: book test book-packages debian-packages clean
+.PHONY: book test check wheel book-packages debian-packages clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,10 +40,21 @@ debian-packages:
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
+# The fast tier: lint, then every test that needs neither a browser, nor
+# PostgreSQL, nor a book build, nor an nbgrader run.
+check: $(VENV)/.installed debian-packages
+	$(BIN)/ruff check .
+	PATH="$(BIN):$$PATH" $(BIN)/pytest -m "not browser and not postgres and not book and not nbgrader" tests
+
+# The book's package as a wheel (the site ships it too: book/_ext/book_wheel.py).
+wheel: $(VENV)/.installed
+	$(BIN)/pip wheel --quiet --no-deps --no-build-isolation -w _build/wheel .
+	rm -rf build   # setuptools' scratch folder
+
 # Every test: the book build with -W, nbval on every chapter, the exercises,
 # the catalogues, the self-check and the instructor's nbgrader workflow.
 test: $(VENV)/.installed debian-packages
 	PATH="$(BIN):$$PATH" $(BIN)/pytest --nbval --nbval-current-env tests book
 
 clean:
-	rm -rf _build $(VENV) *.egg-info
+	rm -rf _build build $(VENV) *.egg-info

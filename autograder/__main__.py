@@ -1,6 +1,6 @@
 """Command line of the grading engine.
 
-  python -m autograder check NOTEBOOK [--json]   the learner's self-check
+  python -m autograder check NOTEBOOK [--json] [--model-answers]   the learner's self-check
   python -m autograder grade ASSIGNMENT          the instructor's class run, in parallel
   python -m autograder report ASSIGNMENT         how many students made each catalogued mistake
 
@@ -12,7 +12,7 @@ import json
 import signal
 import sys
 
-from . import course, engine
+from . import course, selfcheck
 from .notebooks import NotebookError
 
 
@@ -28,6 +28,8 @@ def _parser():
     check.add_argument("notebook", help="path to the exercise notebook (.ipynb)")
     check.add_argument("--json", action="store_true", help="print one JSON object and nothing else")
     check.add_argument("--course-root", help="grade against this course's source (default: the repository)")
+    check.add_argument("--model-answers", action="store_true",
+                       help="after grading, print the model answer of each written question (for self-learners)")
     grade = commands.add_parser("grade", help="grade every submission of an assignment, in parallel")
     grade.add_argument("assignment", help="e.g. 01_softmax")
     grade.add_argument("--jobs", type=int, default=None, help="worker processes (default: one per core)")
@@ -42,18 +44,6 @@ def _parser():
     report.add_argument("assignment", help="e.g. 01_softmax")
     report.add_argument("--course-root", help="course folder (default: the repository)")
     return parser
-
-
-def _print_report(report, path):
-    print(f"{report.assignment} ({path}): {report.score:g} / {report.max_score:g} points")
-    width = max(len(t.grade_id) for t in report.tests) if report.tests else 0
-    for test in report.tests:
-        mark = "PASS" if test.passed else "FAIL"
-        line = f"  {mark}  {test.grade_id:<{width}}  {test.score:g}/{test.max_score:g}"
-        print(line + (f"  {test.message}" if test.message else ""))
-    broken = [run for run in report.cells if run.error]
-    for run in broken:
-        print(f"  note: the cell starting `{run.first_line}` raised {run.error}")
 
 
 def _grade_class(args):
@@ -95,15 +85,21 @@ def main(argv=None):
         return _report(args)
     try:
         graded_course = course.course_at(args.course_root) if args.course_root else None
-        report = engine.grade_file(args.notebook, course=graded_course)
+        exercise, report = selfcheck.grade(args.notebook, course=graded_course)
     except NotebookError as error:
         sys.exit(f"autograder: {error}")
     except Exception as error:  # never a traceback for the learner
         sys.exit(f"autograder: could not grade {args.notebook}: {type(error).__name__}: {error}".splitlines()[0])
+    answers = exercise.source.model_answers if args.model_answers else None
     if args.json:
-        print(json.dumps(report.as_json(args.notebook)))
+        result = report.as_json(args.notebook)
+        if answers is not None:
+            result["model_answers"] = answers
+        print(json.dumps(result))
     else:
-        _print_report(report, args.notebook)
+        print(selfcheck.report_text(exercise, report, args.notebook))
+        for grade_id, text in (answers or {}).items():
+            print(f"\nModel answer ({grade_id}); compare it with yours, your instructor grades yours:\n{text}")
     return 0
 
 

@@ -3,7 +3,9 @@
 The one description of the layout, used by nbgrader's configuration
 (``nbgrader_config.py``), the self-check, the class run and the report.
 Paths are relative to the course root (the repository, for this book's course;
-an instructor's fork or any other folder with ``--course-root``)::
+an instructor's fork or any other folder with ``--course-root``; for the
+self-check of an installed wheel, the copy of solutions/ packaged as
+``autograder/course_data``, see ``default_course``)::
 
   solutions/exercises.toml                  the registry: one entry per exercise
   solutions/<NN_name>/<name>.ipynb          nbgrader source: solutions, hidden tests (hand-edited)
@@ -31,6 +33,10 @@ from . import notebooks
 from .notebooks import NotebookError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+# The wheel ships the repository's solutions/ here (pyproject.toml): the
+# registry, the source notebooks' hidden tests and reference solutions.
+PACKAGED_SOURCE = Path(__file__).resolve().parent / "course_data"
+COURSE_ROOT_VARIABLE = "ATTENTION_COURSE_ROOT"
 
 # nbgrader's CourseDirectory settings, relative to the course root.
 LAYOUT = {
@@ -205,8 +211,21 @@ def course_at(root, **layout):
 
 
 def default_course():
-    """The course a command uses when given none: ``$ATTENTION_COURSE_ROOT``, else this repository."""
-    return course_at(os.environ.get("ATTENTION_COURSE_ROOT") or REPO_ROOT)
+    """The course a command uses when given none: ``$ATTENTION_COURSE_ROOT``, else this
+    repository when the package runs from a clone, else the course packaged in the wheel."""
+    root = os.environ.get(COURSE_ROOT_VARIABLE)
+    if root:
+        return course_at(root)
+    if (REPO_ROOT / LAYOUT["source_directory"] / REGISTRY).is_file():
+        return course_at(REPO_ROOT)
+    return packaged_course()
+
+
+def packaged_course():
+    """The book's course as installed with the wheel: its source folder is the package
+    data ``autograder/course_data`` (a copy of solutions/); it has no release folder
+    and keeps no submissions, so it is for grading one notebook, never a class."""
+    return course_at(PACKAGED_SOURCE.parent, source_directory=PACKAGED_SOURCE.name)
 
 
 def load_config(course_root=None, db_url=None):

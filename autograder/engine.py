@@ -164,7 +164,8 @@ def _run_test(test, functions, session, deadline, limits):
 
 
 def grade_file(path, limits=Limits(), course=None):
-    """Self-check: read a notebook file, recognise its exercise in ``course`` and grade it."""
+    """Self-check: read a notebook file, recognise its exercise in ``course`` (default: the
+    repository's, or the one packaged with the wheel) and grade it."""
     submission = notebooks.read_notebook(path)
     course = course or default_course()
     return run_tests(course.identify(submission), submission, limits)

@@ -12,7 +12,10 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
+# The nbgrader cell of every exercise that runs the self-check from inside the
+# notebook (``autograder.selfcheck``): never one of the learner's cells.
+SELF_CHECK_ID = "self_check"
+
 
 class NotebookError(Exception):
     """A file that cannot be graded; ``str()`` is a one-line reason for the learner."""
@@ -56,12 +59,24 @@ class SourceNotebook:
                 names += [node.name for node in ast.parse(cell.source).body if isinstance(node, ast.FunctionDef)]
         return names
 
+    @property
+    def manual_points(self):
+        """Points of the cells graded by hand (written answers): not the self-check's."""
+        return sum(float(meta(c).get("points", 0)) for c in self.notebook.cells
+                   if meta(c).get("grade") and not is_test_cell(c))
+
+    @property
+    def model_answers(self):
+        """{grade_id: text} of the written answers' model answers, as the source holds them."""
+        return {meta(c)["grade_id"]: c.source.strip() for c in self.notebook.cells
+                if meta(c).get("grade") and meta(c).get("solution") and c.cell_type == "markdown"}
+
     @functools.cached_property
     def reference(self):
         """The reference solution: a namespace holding what the notebook's non-test code cells define."""
         namespace = {"__name__": f"reference_{self.assignment}"}
         for cell in self.notebook.cells:
-            if cell.cell_type == "code" and not is_test_cell(cell):
+            if cell.cell_type == "code" and not is_test_cell(cell) and not is_self_check(cell):
                 exec(compile(cell.source, f"<{self.path.name} reference>", "exec"), namespace)
         return types.SimpleNamespace(**namespace)
 
@@ -75,6 +90,11 @@ def grade_ids(notebook):
     return {meta(c)["grade_id"] for c in notebook.cells if "grade_id" in meta(c)}
 
 
+def is_self_check(cell):
+    """The exercise's last cell, which grades the notebook: never run while grading."""
+    return meta(cell).get("grade_id") == SELF_CHECK_ID
+
+
 def is_test_cell(cell):
     """An nbgrader autograder-test cell: graded code that is not a solution."""
     m = meta(cell)
@@ -82,7 +102,8 @@ def is_test_cell(cell):
 
 
 def read_notebook(path):
-    """Read and validate a notebook file; NotebookError with a one-line reason otherwise."""
+    """Read a notebook file and check what grading reads of it; NotebookError with a
+    one-line reason otherwise."""
     path = Path(path)
     if not path.exists():
         raise NotebookError(f"{path}: no such file")
@@ -105,13 +126,64 @@ def read_notebook(path):
         raise NotebookError(f"{path}: notebook format {raw.get('nbformat')} is not supported (need 4)")
     if "cells" not in raw:
         raise NotebookError(f"{path}: JSON, but not a Jupyter notebook (no cells)")
-    try:
-        notebook = nbformat.reads(text, as_version=4)
-        nbformat.validate(notebook)
-    except Exception as error:
-        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise NotebookError(f"{path}: not a valid notebook ({first[:200]})") from None
-    return notebook
+    cells = raw["cells"]
+    if not isinstance(cells, list):
+        raise NotebookError(f"{path}: not a valid notebook (its cells are not a list)")
+    for index, cell in enumerate(cells):
+        problem = _cell_problem(cell)
+        if problem:
+            raise NotebookError(f"{path}: not a valid notebook (cell {index}: {problem})")
+    return _node(raw)
+
+
+class Node(dict):
+    """A notebook, a cell or a piece of metadata: a dict with attribute access,
+    as nbformat's NotebookNode (so code written for either reads both)."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __setattr__(self, name, value):
+        self[name] = value
+
+
+def _node(value):
+    if isinstance(value, dict):
+        return Node((key, _node(item)) for key, item in value.items())
+    if isinstance(value, list):
+        return [_node(item) for item in value]
+    return value
+
+
+def _cell_problem(cell):
+    """What keeps ``cell`` (raw JSON) from being graded, or None.
+
+    Only what the grader reads is checked, not nbformat's whole JSON schema,
+    whose validator costs more than grading a notebook; a multi-line
+    ``source`` stored as a list of lines is joined, as nbformat does.
+    """
+    if not isinstance(cell, dict):
+        return "not an object"
+    if cell.get("cell_type") not in ("code", "markdown", "raw"):
+        return f"unknown cell_type {cell.get('cell_type')!r}"
+    source = cell.get("source", "")
+    if isinstance(source, list) and all(isinstance(line, str) for line in source):
+        source = "".join(source)
+    if not isinstance(source, str):
+        return "its source is not text"
+    cell["source"] = source
+    if not isinstance(cell.get("metadata", {}), dict):
+        return "its metadata is not an object"
+    if not isinstance(cell.get("metadata", {}).get("nbgrader", {}), dict):
+        return "its nbgrader metadata is not an object"
+    if cell["cell_type"] == "code":
+        cell.setdefault("outputs", [])
+        if not isinstance(cell["outputs"], list):
+            return "its outputs are not a list"
+    return None
 
 
 def test_cell_errors(path):
@@ -132,15 +204,28 @@ def learner_cells(submission):
     """(index, Python source) for every code cell of the submission that is not a test cell.
 
     IPython syntax (magics, ``!shell``) is rewritten to plain Python calls, as a
-    text transformation; the calls do nothing in the grading worker.
+    text transformation; the calls do nothing in the grading worker.  The
+    self-check cell is left out.
     """
-    from IPython.core.inputtransformer2 import TransformerManager
-    transform = TransformerManager().transform_cell
     cells = []
     for index, cell in enumerate(submission.cells):
         if cell.cell_type == "code" and not is_test_cell(cell) and cell.source.strip():
-            try:
-                cells.append((index, transform(cell.source)))
-            except Exception:  # leave it to Python to report the syntax error
-                cells.append((index, cell.source))
+            if is_self_check(cell):
+                continue  # the self-check cell grades the notebook: it never runs while grading
+            cells.append((index, _as_python(cell.source)))
     return cells
+
+
+def _as_python(source):
+    """``source`` as plain Python: unchanged when it already is (most cells, and no
+    IPython import), else with IPython's syntax rewritten."""
+    try:
+        ast.parse(source)
+        return source
+    except SyntaxError:
+        pass
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+        return TransformerManager().transform_cell(source)
+    except Exception:  # no IPython, or not IPython syntax either: Python reports the error
+        return source

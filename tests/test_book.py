@@ -165,8 +165,13 @@ def test_chapter_page_offers_download_launch_and_exercise(site, chapter):
     html = (site / f"{chapter}.html").read_text()
     name = chapter.split("/")[1]
     assert f"_sources/book/{name}.ipynb" in html                         # download the notebook
-    for launcher in ("mybinder.org/v2/gh/", "colab.research.google.com/github/", "hub/user-redirect/git-pull"):
+    for launcher in ("mybinder.org/v2/gh/", "colab.research.google.com/github/"):
         assert launcher in html, launcher
+    # The JupyterHub button only once a hub is configured, never for a placeholder host.
+    hub = (yaml.safe_load((helpers.REPO / "_config.yml").read_text())["launch_buttons"].get("jupyterhub_url")
+           or "")
+    assert ("hub/user-redirect/git-pull" in html) == bool(hub)
+    assert "example.org" not in html
     downloads = re.findall(r'href="(\.\./_downloads/[^"]+\.ipynb)"', html)   # the exercise, shipped with the site
     assert downloads and all((site / "book" / d).resolve().is_file() for d in downloads)
 

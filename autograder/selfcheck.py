@@ -1,0 +1,159 @@
+"""The learner's self-check: one notebook graded with the hidden tests.
+
+Two ways in, one report:
+
+* ``python -m autograder check NOTEBOOK`` (``__main__``) prints ``report_text``;
+* the last cell of every exercise calls ``check_this_notebook()``, which finds
+  the notebook's own saved file and runs that same command on it, with the
+  kernel's Python, so the notebook shows the same scores, the same named
+  mistakes and gets the same sandbox.
+
+The check cell is an nbgrader read-only cell (``notebooks.SELF_CHECK_ID``):
+the grading engine never runs it, in the class run as in nbgrader autograde.
+"""
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from . import notebooks
+
+# Errors that stop a notebook before it defines its functions: reported first,
+# as the cause of the "not defined" failures that follow from them.
+ROOT_CAUSES = ("SyntaxError", "IndentationError", "TabError", "ImportError", "ModuleNotFoundError")
+_UNDEFINED = ("is not defined", "no function named")
+
+
+def grade(path, course=None, limits=None):
+    """(exercise, report) for the notebook file ``path``; NotebookError if it cannot be graded."""
+    from . import engine
+    from .course import default_course
+    from .sandbox import Limits
+    submission = notebooks.read_notebook(path)
+    exercise = (course or default_course()).identify(submission)
+    return exercise, engine.run_tests(exercise, submission, limits or Limits())
+
+
+def _root_cause(report):
+    """The first of the learner's cells that raised one of ``ROOT_CAUSES``, or None."""
+    return next((run for run in report.cells
+                 if run.error and run.error.split(":")[0] in ROOT_CAUSES), None)
+
+
+def _written(points):
+    """The points the self-check does not grade: written answers, graded by hand."""
+    if not points:
+        return ""
+    return f" (+{points:g} written answer, graded by your instructor)"
+
+
+def report_text(exercise, report, path):
+    """The report, as lines: the score, each test, and the cells that raised.
+
+    A syntax error or a failed import comes first, as the cause: the tests
+    that then fail because a function is not defined say so in a few words.
+    """
+    written = exercise.source.manual_points
+    lines = [f"{report.assignment} ({path}): {report.score:g} / {report.max_score:g} points"
+             f"{_written(written)}"]
+    cause = _root_cause(report)
+    # The cells that then failed only because a name the broken cell defines is missing.
+    follow = [run for run in report.cells if cause and run.index > cause.index and run.error
+              and run.error.startswith("NameError")]
+    if cause:
+        after = f"; {len(follow)} later cell(s) failed for lack of what it defines" if follow else ""
+        lines.append(f"  FIRST FIX THIS: the cell starting `{cause.first_line}` raised {cause.error}{after}")
+    width = max((len(t.grade_id) for t in report.tests), default=0)
+    for test in report.tests:
+        mark = "PASS" if test.passed else "FAIL"
+        message = test.message
+        if cause and any(text in message for text in _UNDEFINED):
+            message = "not defined: see FIRST FIX THIS above"
+        line = f"  {mark}  {test.grade_id:<{width}}  {test.score:g}/{test.max_score:g}"
+        lines.append(line + (f"  {message}" if message else ""))
+    for run in report.cells:
+        if run.error and run is not cause and run not in follow:
+            lines.append(f"  note: the cell starting `{run.first_line}` raised {run.error}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- inside a notebook
+def _user_namespace():
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return {}
+    shell = get_ipython()
+    return getattr(shell, "user_ns", {}) if shell is not None else {}
+
+
+def _existing(candidate):
+    """``candidate`` (a path, maybe relative to the server's root) as an existing file, or None."""
+    if not candidate:
+        return None
+    path = Path(str(candidate))
+    for option in (path, Path.cwd() / path, Path.cwd() / path.name):
+        if option.suffix == ".ipynb" and option.is_file():
+            return option.resolve()
+    return None
+
+
+def _from_colab():
+    """Colab keeps the notebook in the browser: ask it for the notebook as it is now."""
+    if "google.colab" not in sys.modules:
+        return None
+    try:
+        from google.colab import _message
+        notebook = _message.blocking_request("get_ipynb", timeout_sec=30)["ipynb"]
+    except Exception:
+        return None
+    folder = Path(tempfile.mkdtemp(prefix="attention-selfcheck-"))
+    path = folder / "colab.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    return path
+
+
+def find_this_notebook():
+    """(path, how) of the notebook this kernel runs, or (None, None).
+
+    JupyterLab and Notebook 7 (jupyter_server) name it in ``$JPY_SESSION_NAME``
+    (ipykernel copies it to ``__session__``), VS Code in ``__vsc_ipynb_file__``;
+    Colab hands over its current contents.
+    """
+    namespace = _user_namespace()
+    for candidate in (namespace.get("__vsc_ipynb_file__"), namespace.get("__session__"),
+                      os.environ.get("JPY_SESSION_NAME")):
+        path = _existing(candidate)
+        if path:
+            return path, "saved"
+    colab = _from_colab()
+    if colab:
+        return colab, "colab"
+    # No front end names it: a batch run (nbgrader validate, nbclient, papermill);
+    # the cell then grades nothing and costs nothing.
+    return None, None
+
+
+def check_this_notebook(path=None):
+    """Grade the notebook this cell is in (or ``path``) and print the self-check's report."""
+    how = "saved"
+    if path is None:
+        path, how = find_this_notebook()
+        if path is None:
+            print("Could not tell which file this notebook is: call "
+                  "check_this_notebook(\"name.ipynb\") with its path.")
+            return
+    path = Path(path)
+    if how == "colab":
+        print("Graded this notebook as it is now in Colab.")
+    elif path.is_file():
+        saved = datetime.datetime.fromtimestamp(path.stat().st_mtime).strftime("%H:%M:%S")
+        print(f"Graded the copy saved at {saved} ({path.name}); "
+              "save first if you changed something since.")
+    # The command line's own process: the learner's kernel state cannot change the grading.
+    result = subprocess.run([sys.executable, "-m", "autograder", "check", path.name],
+                            cwd=path.parent, capture_output=True, text=True)
+    print((result.stdout or result.stderr).rstrip())

@@ -1,0 +1,232 @@
+"""A learner without the repository: the book's wheel in a fresh venv, a chapter run
+from an empty folder, a downloaded exercise checked from inside the notebook and from
+the command line (issue 13).
+
+The wheel is built from a copy of the sources; the venvs install it and its light
+dependencies from the machine's package index, never from the repository path.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import helpers
+import learner_cells
+from test_book import toc_files
+
+CORRECT = (helpers.SUBMISSIONS / "01_softmax" / "correct" / "logsumexp.py").read_text()
+WRONG = (helpers.SUBMISSIONS / "01_softmax" / "wrong" / "axis_ignored.py").read_text()
+AXIS_MISTAKE = "the `axis` argument is ignored"
+# What a learner's venv must not pull in: the book-building and instructor stack.
+HEAVY = {"jupyter-book", "sphinx", "nbgrader", "playwright", "psycopg", "nbformat", "jsonschema"}
+
+
+def run(command, **kwargs):
+    result = subprocess.run([str(c) for c in command], capture_output=True, text=True, timeout=900, **kwargs)
+    assert result.returncode == 0, f"{command}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    return result
+
+
+def venv(folder, *packages):
+    run([sys.executable, "-m", "venv", folder])
+    python = folder / "bin" / "python"
+    if packages:
+        run([python, "-m", "pip", "install", "--quiet", *packages])
+    return python
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    """The book's wheel, built (no build isolation, no network) from a copy of the sources."""
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(helpers.REPO / name, source / name)
+    ignore = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", "submitted", "autograded",
+                                    "feedback", "gradebook.db*", "downloaded", "grading-log", "reports")
+    for folder in ("autograder", "book/attention", "solutions"):
+        shutil.copytree(helpers.REPO / folder, source / folder, ignore=ignore)
+    out = tmp_path_factory.mktemp("wheel")
+    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", out, source])
+    [built] = out.glob("*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def wheel_only(tmp_path_factory, wheel):
+    """A fresh venv holding only the wheel and its dependencies."""
+    return venv(tmp_path_factory.mktemp("venv-wheel") / "venv", wheel)
+
+
+@pytest.fixture(scope="module")
+def jupyter_venv(tmp_path_factory):
+    """A fresh venv with a kernel and nbclient, but not the book's package."""
+    return venv(tmp_path_factory.mktemp("venv-jupyter") / "venv", "ipykernel", "nbclient")
+
+
+def test_wheel_is_named_per_the_standard_and_declares_light_dependencies(wheel):
+    project = tomllib.loads((helpers.REPO / "pyproject.toml").read_text())["project"]
+    assert wheel.name == f"{project['name'].replace('-', '_')}-{project['version']}-py3-none-any.whl"
+    import zipfile
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        metadata = archive.read(f"{wheel.name.split('-py3')[0]}.dist-info/METADATA").decode()
+    assert "autograder/course_data/exercises.toml" in names
+    for exercise in helpers.EXERCISES:
+        assert f"autograder/course_data/{exercise.assignment}/{exercise.notebook}" in names
+    assert "attention/softmax.py" in names
+    requires = [line.split(":", 1)[1].strip().lower() for line in metadata.splitlines()
+                if line.startswith("Requires-Dist:") and "extra ==" not in line]
+    assert not [r for r in requires if any(r.startswith(h) for h in HEAVY)], requires
+
+
+def test_wheel_venv_holds_nothing_heavy(wheel_only):
+    listed = run([wheel_only, "-m", "pip", "list", "--format=json"]).stdout
+    installed = {p["name"].lower() for p in json.loads(listed)}
+    assert "attention-book" in installed
+    assert not installed & HEAVY, installed & HEAVY
+
+
+def downloaded(folder, code):
+    """The exercise as a learner downloads it, filled in with ``code``, alone in ``folder``."""
+    folder.mkdir(parents=True)
+    return helpers.write(helpers.submission("01_softmax", code), folder / "softmax.ipynb")
+
+
+@pytest.mark.parametrize("code, full", [(CORRECT, True), (WRONG, False)], ids=["correct", "wrong"])
+def test_command_line_check_in_an_empty_folder(tmp_path, wheel_only, code, full):
+    notebook = downloaded(tmp_path / "mine", code)
+    result = run([wheel_only, "-m", "autograder", "check", notebook.name, "--json"], cwd=notebook.parent)
+    report = json.loads(result.stdout)
+    assert report["max_score"] == 7.0
+    assert (report["score"] == 7.0) is full
+    assert full or any(AXIS_MISTAKE in t["message"] for t in report["tests"])
+    human = run([wheel_only, "-m", "autograder", "check", notebook.name], cwd=notebook.parent).stdout
+    assert "(+1 written answer, graded by your instructor)" in human
+
+
+EXECUTE = """
+import sys
+from pathlib import Path
+import nbclient, nbformat
+path = Path(sys.argv[1])
+notebook = nbformat.read(path, as_version=4)
+nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
+                        resources={"metadata": {"path": str(path.parent)}}).execute()
+nbformat.write(notebook, path.with_name("executed.ipynb"))
+"""
+
+
+def execute(python, notebook, env=None):
+    """Run every cell of ``notebook`` in a kernel of ``python``'s venv; the executed copy."""
+    environment = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    environment["PATH"] = f"{python.parent}{os.pathsep}/usr/bin:/bin"
+    environment.update(env or {})
+    run([python, "-c", EXECUTE, notebook], cwd=notebook.parent, env=environment)
+    return json.loads(notebook.with_name("executed.ipynb").read_text())
+
+
+def outputs_text(cell):
+    return "".join(o.get("text", "") if isinstance(o.get("text", ""), str) else "".join(o["text"])
+                   for o in cell.get("outputs", []))
+
+
+@pytest.fixture(scope="module")
+def chapter_run(tmp_path_factory, jupyter_venv, wheel):
+    """Chapter 1 copied alone into an empty folder and run: its first cell installs the wheel."""
+    folder = tmp_path_factory.mktemp("chapter")
+    notebook = folder / "01_softmax.ipynb"
+    shutil.copy(helpers.REPO / "book" / "01_softmax.ipynb", notebook)
+    return execute(jupyter_venv, notebook, {learner_cells.PACKAGE_VARIABLE: str(wheel)})
+
+
+def test_a_chapter_runs_outside_the_repository(chapter_run):
+    code = [c for c in chapter_run["cells"] if c["cell_type"] == "code" and "".join(c["source"]).strip()]
+    assert code and all(c["execution_count"] is not None for c in code)
+    assert not [o for c in code for o in c["outputs"] if o["output_type"] == "error"]
+
+
+@pytest.mark.parametrize("code, full", [(CORRECT, True), (WRONG, False)], ids=["correct", "wrong"])
+def test_check_cell_grades_the_notebook_it_is_in(tmp_path, chapter_run, jupyter_venv, code, full):
+    # chapter_run has installed the wheel into jupyter_venv, as the chapter's first cell does
+    notebook = downloaded(tmp_path / "downloads", code)
+    # What jupyter_server tells a kernel it starts for a notebook (JupyterLab, Notebook 7).
+    executed = execute(jupyter_venv, notebook, {"JPY_SESSION_NAME": str(notebook)})
+    check = [c for c in executed["cells"]
+             if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == learner_cells.SELF_CHECK_ID]
+    assert len(check) == 1 and executed["cells"][-1] is check[0]
+    text = outputs_text(check[0])
+    assert "Graded the copy saved at" in text and "save first" in text, text
+    assert "(+1 written answer, graded by your instructor)" in text, text
+    if full:
+        assert "7 / 7 points" in text, text
+    else:
+        assert AXIS_MISTAKE in text and "FAIL  test_softmax_axis" in text, text
+
+
+# ------------------------------------------------------------------ the cells themselves
+CHAPTERS = [f for f in toc_files() if (helpers.REPO / f"{f}.ipynb").exists()
+            and Path(f).name[:2].isdigit()]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_chapter_starts_with_the_install_cell(chapter):
+    """Uniform, made from _config.yml's repository.url, and silent in the repository."""
+    notebook = json.loads((helpers.REPO / f"{chapter}.ipynb").read_text())
+    first = next(c for c in notebook["cells"] if c["cell_type"] == "code")
+    assert "".join(first["source"]) == learner_cells.chapter_cell(), (
+        f"{chapter}: run `python tests/learner_cells.py` to write the install cell")
+    assert first["outputs"] == []
+
+
+@pytest.mark.parametrize("exercise", helpers.EXERCISES, ids=lambda e: e.assignment)
+def test_every_exercise_ends_with_the_self_check_cell(exercise):
+    for path in (exercise.source_path, exercise.release_path):
+        last = json.loads(path.read_text())["cells"][-1]
+        assert "".join(last["source"]) == learner_cells.self_check_cell(), path
+        nbgrader = last["metadata"]["nbgrader"]
+        assert nbgrader["grade_id"] == learner_cells.SELF_CHECK_ID
+        assert nbgrader["locked"] and not nbgrader["grade"] and not nbgrader["solution"]
+
+
+def test_check_cell_is_inert_in_a_batch_run(tmp_path, chapter_run, jupyter_venv):
+    """Run by nbclient with no front end naming the notebook (nbgrader validate, papermill)."""
+    executed = execute(jupyter_venv, downloaded(tmp_path / "batch", CORRECT))
+    text = outputs_text(executed["cells"][-1])
+    assert text.startswith("Could not tell which file this notebook is") and "points" not in text, text
+
+
+def test_the_grader_never_runs_the_self_check_cell():
+    from autograder import notebooks
+    release = helpers.release_notebook("01_softmax")
+    index = len(release.cells) - 1
+    assert index not in {i for i, _ in notebooks.learner_cells(release)}
+
+
+@pytest.mark.parametrize("exercise", helpers.EXERCISES, ids=lambda e: e.assignment)
+def test_no_visible_test_imports_the_grader(exercise):
+    """A downloaded notebook runs its visible tests without the book's package."""
+    from autograder import notebooks
+    for cell in helpers.release_notebook(exercise.assignment).cells:
+        if notebooks.is_test_cell(cell):
+            assert "autograder" not in cell.source, notebooks.meta(cell)["grade_id"]
+
+
+def wheel_name():
+    project = tomllib.loads((helpers.REPO / "pyproject.toml").read_text())["project"]
+    return f"{project['name'].replace('-', '_')}-{project['version']}-py3-none-any.whl"
+
+
+def test_learners_page_links_the_wheel_of_this_version():
+    text = (helpers.REPO / "book" / "learners.ipynb").read_text()
+    assert f'href="../{wheel_name()}"' in text
+    assert "make test" not in text   # a learner's set-up needs no root
+
+
+def test_site_ships_the_wheel(site):
+    assert (site / wheel_name()).is_file()
+    assert f'href="../{wheel_name()}"' in (site / "book" / "learners.html").read_text()
