@@ -12,13 +12,13 @@ import json
 import signal
 import sys
 
-from . import course, engine
+from . import course, engine, safe
 from .notebooks import NotebookError
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, not a usage dump
-        sys.exit(f"autograder: {message} (see python -m autograder --help)")
+        _exit(f"autograder: {message} (see python -m autograder --help)")
 
 
 def _parser():
@@ -45,15 +45,21 @@ def _parser():
 
 
 def _print_report(report, path):
-    print(f"{report.assignment} ({path}): {report.score:g} / {report.max_score:g} points")
+    """The self-check's text report; every string from the submission made safe for a terminal."""
+    print(f"{report.assignment} ({safe.terminal(path)}): {report.score:g} / {report.max_score:g} points")
     width = max(len(t.grade_id) for t in report.tests) if report.tests else 0
     for test in report.tests:
         mark = "PASS" if test.passed else "FAIL"
         line = f"  {mark}  {test.grade_id:<{width}}  {test.score:g}/{test.max_score:g}"
-        print(line + (f"  {test.message}" if test.message else ""))
+        print(line + (f"  {safe.terminal(test.message)}" if test.message else ""))
     broken = [run for run in report.cells if run.error]
     for run in broken:
-        print(f"  note: the cell starting `{run.first_line}` raised {run.error}")
+        print(f"  note: the cell starting `{safe.terminal(run.first_line)}` raised {safe.terminal(run.error)}")
+
+
+def _exit(message):
+    """Stop with one line on stderr (it may quote the submission: made safe)."""
+    sys.exit(safe.terminal(message, encoding=getattr(sys.stderr, "encoding", None)))
 
 
 def _grade_class(args):
@@ -63,11 +69,11 @@ def _grade_class(args):
         outcomes = classrun.grade_class(args.assignment, jobs=args.jobs, force=args.force, students=args.student,
                                         shard=args.shard, config=config, progress=not args.no_progress)
     except classrun.Interrupted as error:
-        sys.exit(f"autograder: {error}")
+        _exit(f"autograder: {error}")
     except NotebookError as error:
-        sys.exit(f"autograder: {error}")
+        _exit(f"autograder: {error}")
     except Exception as error:
-        sys.exit(f"autograder: could not grade {args.assignment}: {type(error).__name__}: {error}".splitlines()[0])
+        _exit(f"autograder: could not grade {args.assignment}: {type(error).__name__}: {error}".splitlines()[0])
     classrun.print_summary(args.assignment, outcomes)
     return 0
 
@@ -77,9 +83,9 @@ def _report(args):
     try:
         path = report.write_report(course.from_config(course.load_config(args.course_root)), args.assignment)
     except NotebookError as error:
-        sys.exit(f"autograder: {error}")
+        _exit(f"autograder: {error}")
     except Exception as error:
-        sys.exit(f"autograder: could not write the report: {type(error).__name__}: {error}".splitlines()[0])
+        _exit(f"autograder: could not write the report: {type(error).__name__}: {error}".splitlines()[0])
     print(path.read_text(), end="")
     print(f"\n(written to {path} and {path.with_suffix('.png')})")
     return 0
@@ -97,9 +103,9 @@ def main(argv=None):
         graded_course = course.course_at(args.course_root) if args.course_root else None
         report = engine.grade_file(args.notebook, course=graded_course)
     except NotebookError as error:
-        sys.exit(f"autograder: {error}")
+        _exit(f"autograder: {error}")
     except Exception as error:  # never a traceback for the learner
-        sys.exit(f"autograder: could not grade {args.notebook}: {type(error).__name__}: {error}".splitlines()[0])
+        _exit(f"autograder: could not grade {args.notebook}: {type(error).__name__}: {error}".splitlines()[0])
     if args.json:
         print(json.dumps(report.as_json(args.notebook)))
     else:

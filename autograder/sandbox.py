@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 
 
+from . import safe
 from . import worker as wire
 
 WORKER_SCRIPT = Path(__file__).with_name("worker.py")
@@ -524,7 +525,7 @@ MAX_ERROR_CHARS = 500     # one error line
 
 def _short(text, limit, keep_end=False):
     """A string from the worker, at most ``limit`` characters, whatever it sent."""
-    text = text if isinstance(text, str) else str(text)[:limit]
+    text = safe.clean(text if isinstance(text, str) else str(text)[:limit], limit)
     if len(text) <= limit:
         return text
     return "..." + text[-(limit - 3):] if keep_end else text[:limit - 3] + "..."
