@@ -121,3 +121,13 @@ def test_forged_test_cell_runs_only_as_learner_code(tmp_path):
     assert report.score == 0 and report.max_score == 7.0
     assert "bonus" not in {t.grade_id for t in report.tests}
     assert not (tmp_path / "forged").exists()
+
+
+@pytest.mark.parametrize("attack", ["04_dot_product/zero_the_inputs", "06_scaled/zero_the_queries"])
+def test_inputs_written_in_place_are_named(attack):
+    """A function that writes into its inputs earns nothing, and is told so: the grader's arrays,
+    from which every expected value is computed, are never touched."""
+    assignment, name = attack.split("/")
+    report = grade(assignment, (helpers.REPO / "tests" / "adversarial" / assignment / f"{name}.py").read_text())
+    assert report.score == 0
+    assert all("changed its input" in t.message for t in report.tests), [t.message for t in report.tests]
