@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 import helpers
 from autograder import classrun, engine, notebooks, safe
 from autograder import course as courses
+from autograder import sandbox
 from autograder.sandbox import Limits, MemoryCgroup, Worker, WorkerError
 
 SOURCE = helpers.exercise("01_softmax").source
@@ -327,3 +328,18 @@ def test_a_submitted_script_does_not_run_in_the_feedback(tmp_path, browser):
         problems += helpers.math_problems(page, at_least=1)
         page.close()
     assert [p for p in problems if "x" not in p.split("/")[-1]] == []
+
+
+def test_the_instructor_guide_states_the_limits_in_force():
+    from autograder import worker as wire
+    text = (helpers.REPO / "book" / "instructors.md").read_text()
+    limits = Limits()
+    for phrase in (f"| {limits.total_seconds:g} s,", f"| {limits.cell_seconds:g} s |", f"| {limits.call_seconds:g} s |",
+                   f"| {limits.cpu_seconds} s |", f"| {limits.tree_memory_bytes >> 30} GiB (a memory cgroup",
+                   f"| {limits.memory_bytes >> 30} GiB |", f"| {limits.max_processes} |",
+                   f"| {limits.reply_bytes >> 20} MiB |", f"{limits.output_chars:,} for all cells together",
+                   f"| {classrun.MAX_NOTEBOOK_BYTES >> 20} MiB |",
+                   f"{wire.MAX_MESSAGE_BYTES >> 20} MiB, and {wire.MAX_FLOAT64_BYTES >> 20} MiB once",
+                   f"{limits.file_bytes >> 20} MiB each",
+                   f"{sandbox.MAX_OUTPUT_CHARS:,} characters per cell, {sandbox.MAX_ERROR_CHARS} per error line"):
+        assert phrase in text, phrase
