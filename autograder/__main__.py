@@ -12,13 +12,13 @@ import json
 import signal
 import sys
 
-from . import course, selfcheck
+from . import course, safe, selfcheck
 from .notebooks import NotebookError
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, not a usage dump
-        sys.exit(f"autograder: {message} (see python -m autograder --help)")
+        _exit(f"autograder: {message} (see python -m autograder --help)")
 
 
 def _parser():
@@ -46,6 +46,11 @@ def _parser():
     return parser
 
 
+def _exit(message):
+    """Stop with one line on stderr (it may quote the submission: made safe)."""
+    sys.exit(safe.terminal(message, encoding=getattr(sys.stderr, "encoding", None)))
+
+
 def _grade_class(args):
     from . import classrun
     try:
@@ -53,11 +58,11 @@ def _grade_class(args):
         outcomes = classrun.grade_class(args.assignment, jobs=args.jobs, force=args.force, students=args.student,
                                         shard=args.shard, config=config, progress=not args.no_progress)
     except classrun.Interrupted as error:
-        sys.exit(f"autograder: {error}")
+        _exit(f"autograder: {error}")
     except NotebookError as error:
-        sys.exit(f"autograder: {error}")
+        _exit(f"autograder: {error}")
     except Exception as error:
-        sys.exit(f"autograder: could not grade {args.assignment}: {type(error).__name__}: {error}".splitlines()[0])
+        _exit(f"autograder: could not grade {args.assignment}: {type(error).__name__}: {error}".splitlines()[0])
     classrun.print_summary(args.assignment, outcomes)
     return 0
 
@@ -67,9 +72,9 @@ def _report(args):
     try:
         path = report.write_report(course.from_config(course.load_config(args.course_root)), args.assignment)
     except NotebookError as error:
-        sys.exit(f"autograder: {error}")
+        _exit(f"autograder: {error}")
     except Exception as error:
-        sys.exit(f"autograder: could not write the report: {type(error).__name__}: {error}".splitlines()[0])
+        _exit(f"autograder: could not write the report: {type(error).__name__}: {error}".splitlines()[0])
     print(path.read_text(), end="")
     print(f"\n(written to {path} and {path.with_suffix('.png')})")
     return 0
@@ -87,9 +92,9 @@ def main(argv=None):
         graded_course = course.course_at(args.course_root) if args.course_root else None
         exercise, report = selfcheck.grade(args.notebook, course=graded_course)
     except NotebookError as error:
-        sys.exit(f"autograder: {error}")
+        _exit(f"autograder: {error}")
     except Exception as error:  # never a traceback for the learner
-        sys.exit(f"autograder: could not grade {args.notebook}: {type(error).__name__}: {error}".splitlines()[0])
+        _exit(f"autograder: could not grade {args.notebook}: {type(error).__name__}: {error}".splitlines()[0])
     answers = exercise.source.model_answers if args.model_answers else None
     if args.json:
         result = report.as_json(args.notebook)

@@ -231,7 +231,7 @@ def attempt(function, name, args, kwargs=None, *, want, arg_names, memory_bound=
     except Exception as error:  # the learner's exception is a finding, not a crash
         record.error = describe_exception(error)
         return record
-    record.modified_input = any(
+    record.modified_input = bool(getattr(function, "changed_input", False)) or any(  # the engine's proxy knows
         isinstance(a, np.ndarray) and not np.array_equal(a, c, equal_nan=True) for a, c in zip(args, copies))
     try:
         if isinstance(want, tuple):
@@ -252,8 +252,9 @@ def attempt(function, name, args, kwargs=None, *, want, arg_names, memory_bound=
 def traced_call(function, *args, **kwargs):
     """Call ``function`` and return ``(value, peak_bytes)``, the peak of memory it allocated.
 
-    Through the grading engine the peak is measured by tracemalloc inside the
-    learner's process (NumPy reports its arrays to tracemalloc); in a kernel, here.
+    Through the grading engine the kernel measures it from outside, for the whole
+    sandboxed process tree (``engine._Session.measured_call``); in a notebook
+    kernel (plain nbgrader), tracemalloc measures it here.
     """
     if hasattr(function, "traced_call"):
         return function.traced_call(*args, **kwargs)

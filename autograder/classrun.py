@@ -33,7 +33,7 @@ import warnings
 from pathlib import Path
 
 from . import course as courses
-from . import notebooks
+from . import notebooks, safe
 from .results import Kind
 
 
@@ -77,25 +77,62 @@ def checks_fingerprint(exercise):
     return _digest([("source", exercise.source_path.read_bytes()), ("catalogue", catalogue.read_bytes())])
 
 
+MAX_NOTEBOOK_BYTES = 32 << 20   # a submitted notebook larger than this is not read
+
+
 def inspect(submitted, source):
-    """(gradable, problems) for one student's submission folder, against the exercise's source notebook."""
+    """(gradable, problems) for one student's submission folder, against the exercise's source notebook.
+
+    Never raises: whatever goes wrong while reading or inspecting the submission
+    (any exception, a recursion too deep, memory) becomes its one-line reason,
+    and the submission scores 0.
+    """
+    try:
+        return _inspect_submission(submitted, source)
+    except Exception as error:  # RecursionError, MemoryError, a type nobody expected ...
+        detail = (str(error).strip().splitlines() or [""])[0][:200]
+        return False, [f"could not be inspected ({type(error).__name__}{': ' + detail if detail else ''}; graded 0)"]
+
+
+def _inspect_submission(submitted, source):
     problems = []
     present = {p.name: p for p in submitted.glob("*.ipynb")}
     name = f"{source.name}.ipynb"
     strangers = sorted(set(present) - {name})
     if name not in present:
         if strangers:
-            problems.append(f"renamed notebook: found {', '.join(strangers)}, expected {name} "
-                            f"(graded 0; rename the file and grade again)")
+            problems.append(f"renamed notebook: found {', '.join(safe.quoted(s) for s in strangers)}, "
+                            f"expected {name} (graded 0; rename the file and grade again)")
         else:
             problems.append(f"missing notebook {name} (graded 0)")
+        return False, problems
+    size = present[name].stat().st_size
+    if size > MAX_NOTEBOOK_BYTES:
+        problems.append(f"{name}: {size / 2**20:.0f} MiB, larger than the {MAX_NOTEBOOK_BYTES >> 20} MiB "
+                        "a notebook may have (graded 0)")
         return False, problems
     try:
         submission = notebooks.read_notebook(present[name])
     except notebooks.NotebookError as error:
         problems.append(str(error).replace(str(present[name]), name))
         return False, problems
-    cells = {notebooks.meta(c).get("grade_id"): c for c in submission.cells if notebooks.is_test_cell(c)}
+    except RecursionError:
+        problems.append(f"{name}: nested too deeply to be a notebook (graded 0)")
+        return False, problems
+    for index, cell in enumerate(submission.cells):
+        metadata = cell.get("metadata")
+        if not isinstance(metadata, dict) or not isinstance(metadata.get("nbgrader", {}), dict):
+            problems.append(f"{name}: cell {index + 1} has nbgrader metadata that is not a dictionary "
+                            "(graded 0; restore the cell from the release)")
+            return False, problems
+        if not isinstance(cell.get("source"), str):
+            problems.append(f"{name}: cell {index + 1} has a source that is not text (graded 0)")
+            return False, problems
+    cells = {}
+    for cell in submission.cells:
+        if notebooks.is_test_cell(cell):
+            grade_id = notebooks.meta(cell).get("grade_id")
+            cells[grade_id if isinstance(grade_id, str) else repr(grade_id)] = cell
     for test in source.tests:
         if test.grade_id not in cells:
             problems.append(f"{name}: test cell {test.grade_id} was deleted (the original was graded)")
@@ -143,7 +180,10 @@ def _start_worker(config):
 
 
 def _autograde(assignment, student):
-    result = _API.autograde(assignment, student, force=True, create=True)
+    try:
+        result = _API.autograde(assignment, student, force=True, create=True)
+    except Exception as error:  # one submission's failure is its own, never the run's
+        return student, (f"{type(error).__name__}: {error}".splitlines() or ["nbgrader autograde failed"])[0][:300]
     error = None
     if not result.get("success"):
         lines = [l for l in (result.get("error") or result.get("log") or "").splitlines() if l.strip()]
@@ -192,6 +232,18 @@ def select_submissions(course, assignment, students=None, shard=None):
     return folders
 
 
+def _file_digests(folder):
+    """(name, digest) of each notebook of a submission folder, read in chunks whatever its size."""
+    parts = []
+    for path in sorted(folder.glob("*.ipynb")):
+        try:
+            with open(path, "rb") as handle:
+                parts.append((path.name, hashlib.file_digest(handle, "sha256").digest()))
+        except OSError as error:  # a folder named *.ipynb, a file that cannot be read: inspect says why
+            parts.append((path.name, f"unreadable {type(error).__name__} {os.urandom(8).hex()}".encode()))
+    return parts
+
+
 def journal_path(course, assignment):
     return course.grading_log / f"{assignment}.jsonl"
 
@@ -208,7 +260,7 @@ def plan(course, exercise, folders, *, force=False):
     outcomes, tasks = [], []
     with Gradebook(course.gradebook_url) as gradebook:
         for student, folder in folders.items():
-            key = _digest([(p.name, p.read_bytes()) for p in folder.glob("*.ipynb")] + [("checks", checks.encode())])
+            key = _digest(_file_digests(folder) + [("checks", checks.encode())])
             entry = done.get(student)
             if entry is not None and entry["key"] == key:
                 outcomes.append(Outcome(student, entry["graded"], entry["score"], entry["max_score"],
@@ -307,6 +359,8 @@ def print_summary(assignment, outcomes, out=sys.stdout):
     flagged = [o for o in outcomes if o.problems]
     if flagged:
         print(f"{len(flagged)} need a look:", file=out)
-        width = max(len(o.student) for o in flagged)
+        # Student ids and reasons quote the submission: quoted and cleaned, they cannot forge a line.
+        names = {o.student: safe.quoted(o.student) for o in flagged}
+        width = max(len(name) for name in names.values())
         for o in flagged:
-            print(f"  {o.student:<{width}}  {o.score:g}/{o.max_score:g}  {o.line}", file=out)
+            print(f"  {names[o.student]:<{width}}  {o.score:g}/{o.max_score:g}  {safe.terminal(o.line)}", file=out)

@@ -13,6 +13,7 @@ Learner code therefore never shares a process with the tests, the reference
 solution or the scores.  If the worker dies, it is restarted for the next test.
 """
 import contextlib
+import inspect
 import io
 import time
 import traceback
@@ -22,43 +23,115 @@ import numpy as np
 from . import checks, notebooks
 from .course import default_course
 from .results import STOPPED, CellRun, Kind, Report, TestResult
-from .sandbox import Limits, RemoteError, Worker, WorkerError, WorkerTimeout
+from .sandbox import Limits, RemoteError, ReplyBudget, Worker, WorkerError, WorkerTimeout
 
 
 class _Session:
-    """The worker holding one submission's code, restarted when it dies."""
+    """The worker holding one submission's code, restarted when it dies.
 
-    def __init__(self, cells, limits):
-        self.cells, self.limits = cells, limits
+    Every worker of the submission shares one wall-clock deadline (checked during
+    each request, not only between them), one budget of reply bytes and one
+    budget of output characters, so a submission's total cost is bounded
+    whatever it does.
+    """
+
+    def __init__(self, cells, limits, deadline):
+        self.cells, self.limits, self.deadline = cells, limits, deadline
+        self.budget = ReplyBudget(limits.reply_bytes)
+        self.output_left = limits.output_chars
         self.worker, self.runs, self.fatal = None, None, None
         self.incidents = []  # every WorkerError met, so a test can tell a timeout from a wrong answer
+        self.changed = []    # (function, argument indexes) of calls that changed their inputs, this test
+
+    def _new_worker(self):
+        return Worker(self.limits, deadline=self.deadline, budget=self.budget).start()
+
+    def _run_cells(self, worker):
+        """Run every learner cell in ``worker`` within ``cell_seconds`` for all of them together."""
+        cells_deadline = time.monotonic() + self.limits.cell_seconds
+        runs = []
+        for index, source in self.cells:
+            remaining = cells_deadline - time.monotonic()
+            try:
+                if remaining <= 0:
+                    raise WorkerTimeout(self._cells_too_slow())
+                error, output = worker.run_cell(index, source, remaining)
+            except WorkerError as failure:
+                if isinstance(failure, WorkerTimeout) and not str(failure).startswith("grading stopped"):
+                    failure = WorkerTimeout(self._cells_too_slow())
+                runs.append(CellRun(index, _first_line(source), str(failure), ""))
+                return runs, failure
+            runs.append(CellRun(index, _first_line(source), error, output))
+        return runs, None
+
+    def _cells_too_slow(self):
+        return (f"your notebook's cells did not finish within {self.limits.cell_seconds:g} s "
+                "(all cells together: an endless loop, or far too slow)")
+
+    def _record(self, runs):
+        """Keep the first run's outputs, within the submission's budget of output characters."""
+        if self.runs is not None:
+            return
+        kept = []
+        for run in runs:
+            output, error = run.output, run.error
+            if len(output) > self.output_left:
+                output = output[:max(self.output_left, 0)] + "\n[more output not kept]" if self.output_left > 0 else ""
+            self.output_left -= len(output)
+            if error is not None and len(error) > max(self.output_left, 120):
+                error = error[:max(self.output_left, 120)] + "..."
+            self.output_left -= len(error or "")
+            kept.append(CellRun(run.index, run.first_line, error, output))
+        self.runs = kept
 
     def ensure_started(self):
         if self.worker is not None and self.worker.alive:
             return
         if self.fatal:  # running the cells themselves kills or hangs the worker
             raise self.fatal
-        self.worker = Worker(self.limits).start()
-        runs = []
-        for index, source in self.cells:
-            try:
-                error, output = self.worker.run_cell(index, source)
-            except WorkerError as failure:
-                self.fatal = type(failure)(f"running your notebook's cells failed: {failure}")
-                self.incidents.append(self.fatal)
-                runs.append(CellRun(index, _first_line(source), str(failure), ""))
-                self.runs = self.runs or runs
-                raise self.fatal from None
-            runs.append(CellRun(index, _first_line(source), error, output))
-        self.runs = self.runs or runs
+        self.worker = self._new_worker()
+        runs, failure = self._run_cells(self.worker)
+        self._record(runs)
+        if failure is not None:
+            self.fatal = type(failure)(f"running your notebook's cells failed: {failure}")
+            self.incidents.append(self.fatal)
+            raise self.fatal from None
 
-    def call(self, name, args, kwargs, trace_memory=False):
+    def call(self, name, args, kwargs):
+        """(value, changed argument indexes) of one call in the submission's worker."""
         self.ensure_started()
         try:
-            return self.worker.call(name, args, kwargs, trace_memory)
+            value = self.worker.call(name, args, kwargs)
         except WorkerError as error:
             self.incidents.append(error)
             raise
+        return value, self.worker.last_changed
+
+    def measured_call(self, name, args, kwargs):
+        """(value, peak bytes, changed indexes) of one call in a fresh worker, its memory counted by the kernel.
+
+        The fresh worker first receives the inputs (before any learner code runs:
+        that is the baseline), then runs the learner's cells, then the call.  The
+        peak is the most memory the whole sandboxed process tree held at any time,
+        cells included, minus the baseline; so memory set aside by a cell and
+        reused inside the call counts too.  Nothing the learner's process says
+        about itself enters the number, and nothing slows the call down.
+        """
+        if self.fatal:
+            raise self.fatal
+        worker = self._new_worker()
+        try:
+            worker.measure_baseline(args, kwargs)
+            _, failure = self._run_cells(worker)
+            if failure is not None:
+                raise type(failure)(f"running your notebook's cells failed: {failure}")
+            value = worker.call(name, args, kwargs)
+            return value, max(0, worker.peak_memory() - worker.baseline), worker.last_changed
+        except WorkerError as error:
+            self.incidents.append(error)
+            raise
+        finally:
+            worker.close()
 
     def close(self):
         if self.worker is not None:
@@ -74,21 +147,30 @@ class _Proxy:
 
     def __init__(self, session, name):
         self._session, self.__name__ = session, name
+        self.changed_input = False  # did the last call change one of its inputs? (read by checks.attempt)
 
     def __call__(self, *args, **kwargs):
         return self._call(args, kwargs, False)
 
     def traced_call(self, *args, **kwargs):
-        """(value, peak bytes allocated during the call), measured in the learner's process."""
+        """(value, peak bytes), the peak measured by the kernel for the sandboxed process tree."""
         return self._call(args, kwargs, True)
 
-    def _call(self, args, kwargs, trace_memory):
+    def _call(self, args, kwargs, measure):
+        self.changed_input = False
         try:
-            return self._session.call(self.__name__, args, kwargs, trace_memory)
+            if measure:
+                value, peak, changed = self._session.measured_call(self.__name__, args, kwargs)
+            else:
+                value, changed = self._session.call(self.__name__, args, kwargs)
         except RemoteError as error:
             raise LearnerError(self.__name__, str(error)) from None
         except WorkerError as error:
             raise LearnerError(self.__name__, f"{STOPPED} {error}") from None
+        if changed:
+            self.changed_input = True
+            self._session.changed.append((self.__name__, changed))
+        return (value, peak) if measure else value
 
     def __repr__(self):
         return f"<your function {self.__name__}>"
@@ -118,15 +200,15 @@ def _failure_message(error, test_source):
         return str(error)
     if isinstance(error, NameError):
         return f"{error} (is the function defined, with exactly this name?)"
-    return f"{type(error).__name__}: {error}".splitlines()[0]
+    return (f"{type(error).__name__}: {error}".splitlines() or [type(error).__name__])[0][:500]
 
 
 def run_tests(exercise, submission, limits=Limits()):
     """Grade ``submission`` (a NotebookNode) against the source notebook of ``exercise``."""
     source = exercise.source
-    session = _Session(notebooks.learner_cells(submission), limits)
-    results = []
     deadline = time.monotonic() + limits.total_seconds
+    session = _Session(notebooks.learner_cells(submission), limits, deadline)
+    results = []
     try:
         try:
             session.ensure_started()
@@ -134,17 +216,18 @@ def run_tests(exercise, submission, limits=Limits()):
             pass  # every test below fails with the same reason
         with checks.grading(exercise):
             for test in source.tests:
-                results.append(_run_test(test, source.functions, session, deadline, limits))
+                results.append(_run_test(test, source, session, deadline, limits))
     finally:
         session.close()
     return Report(source.assignment, source.name, results, session.runs or [])
 
 
-def _run_test(test, functions, session, deadline, limits):
-    """Run one test cell of the source with proxies for the learner's ``functions``."""
+def _run_test(test, source, session, deadline, limits):
+    """Run one test cell of the source with proxies for the learner's functions."""
     namespace = {"__name__": "__autograder_test__", "np": np}
-    namespace.update({name: _Proxy(session, name) for name in functions})
+    namespace.update({name: _Proxy(session, name) for name in source.functions})
     seen = len(session.incidents)
+    session.changed = []
     try:
         if session.fatal:
             raise session.fatal
@@ -159,8 +242,24 @@ def _run_test(test, functions, session, deadline, limits):
         incident = session.incidents[seen] if len(session.incidents) > seen else None
         kind = (Kind.TIMEOUT if isinstance(incident, WorkerTimeout) else
                 Kind.CRASHED if incident is not None else Kind.FAILED)
-        return TestResult(test.grade_id, 0.0, test.points, _failure_message(error, test.source), kind)
+        message = _failure_message(error, test.source)
+        if kind is Kind.FAILED and session.changed and "changed its input" not in message:
+            message = _changed_input_message(source, *session.changed[0])  # the cause, not its symptom
+        return TestResult(test.grade_id, 0.0, test.points, message, kind)
+    if session.changed:  # a right answer, but the learner's function wrote into its input
+        return TestResult(test.grade_id, 0.0, test.points, _changed_input_message(source, *session.changed[0]))
     return TestResult(test.grade_id, test.points, test.points, "")
+
+
+def _changed_input_message(source, function, indexes):
+    try:
+        names = list(inspect.signature(getattr(source.reference, function)).parameters)
+    except (AttributeError, TypeError, ValueError):
+        names = []
+    labels = [names[i] if i < len(names) else f"argument {i + 1}" for i in indexes]
+    return (f"your function changed its input: {function} wrote into {', '.join(labels)} in place. "
+            f"Inputs must never be modified; compute into a new array instead "
+            f"(`shifted = x - x.max()`, not `x -= x.max()`).")
 
 
 def grade_file(path, limits=Limits(), course=None):

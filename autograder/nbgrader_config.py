@@ -15,6 +15,7 @@ from pathlib import Path
 import nbgrader
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from nbconvert.preprocessors.sanitize import SanitizeHTML
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests,
                                     GetGrades, IgnorePattern, LimitOutput, SaveAutoGrades)
 
@@ -57,6 +58,11 @@ c.Autograde.autograde_preprocessors = [
 # there after each run (templates/feedback/mathjax.html.j2 shadows nbconvert's
 # macro, which always points at a CDN).
 c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
+# Learner text never runs in a reader's browser: nbconvert's sanitiser (bleach) cleans the
+# HTML of markdown cells, raw cells and outputs, in the feedback and in formgrader's pages
+# (which use the same HTMLExporter settings), so a submitted <script> or onerror= is inert.
+c.HTMLExporter.sanitize_html = True
+c.HTMLExporter.preprocessors = [SanitizeHTML]
 c.HTMLExporter.template_name = "feedback"
 c.HTMLExporter.extra_template_basedirs = [
     str(HERE / "templates"),

@@ -82,7 +82,10 @@ class SourceNotebook:
 
 
 def meta(cell):
-    return cell.get("metadata", {}).get("nbgrader", {})
+    """A cell's nbgrader metadata; {} when a submission put something else than a dict there."""
+    metadata = cell.get("metadata", {})
+    nbgrader = metadata.get("nbgrader", {}) if isinstance(metadata, dict) else {}
+    return nbgrader if isinstance(nbgrader, dict) else {}
 
 
 def grade_ids(notebook):
@@ -120,6 +123,8 @@ def read_notebook(path):
     except json.JSONDecodeError as error:
         raise NotebookError(f"{path}: not valid JSON (line {error.lineno}, column {error.colno}); "
                             "is it really a .ipynb notebook?") from None
+    except RecursionError:
+        raise NotebookError(f"{path}: nested too deeply to be a notebook") from None
     if not isinstance(raw, dict) or "nbformat" not in raw:
         raise NotebookError(f"{path}: JSON, but not a Jupyter notebook")
     if raw.get("nbformat") != 4:

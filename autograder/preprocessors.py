@@ -26,7 +26,12 @@ class SandboxedExecute(NbGraderPreprocessor):
     total_seconds = Float(Limits.total_seconds, help="wall time of one notebook, all tests").tag(config=True)
     cpu_seconds = Integer(Limits.cpu_seconds, help="CPU time of the learner's process").tag(config=True)
     memory_bytes = Integer(Limits.memory_bytes, help="address space of the learner's process").tag(config=True)
+    tree_memory_bytes = Integer(Limits.tree_memory_bytes,
+                                help="memory of the whole sandboxed process tree (a cgroup)").tag(config=True)
     max_processes = Integer(Limits.max_processes, help="processes and threads of the sandbox").tag(config=True)
+    reply_bytes = Integer(Limits.reply_bytes, help="bytes the learner's process may send back, in total").tag(config=True)
+    output_chars = Integer(Limits.output_chars,
+                           help="printed output and error lines kept, all cells together").tag(config=True)
     require_sandbox = Bool(True, help="refuse to grade without bubblewrap").tag(config=True)
 
     def limits(self):

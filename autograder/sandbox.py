@@ -12,12 +12,18 @@ it also runs:
 * as an unprivileged user id when the grader runs as root, so that the limit
   on the number of processes applies;
 * with limits on CPU time, address space, file size and open files, and a wall
-  clock deadline on every request.
+  clock deadline on every request;
+* in a memory cgroup of its own where the machine offers one (cgroup v2, or the
+  v1 memory controller), which bounds the memory of the whole process tree and
+  gives the grader the kernel's count of its peak (``MemoryCgroup``).  Without
+  cgroups the peak is the resident high-water mark of the worker process, read
+  by the grader from ``/proc``, and memory is bounded per process only.
 
 Without bubblewrap (a learner's own laptop) the worker is still a separate
 process with the same limits and wire format; the instructor's class run
 refuses to start without it unless told otherwise (see ``Limits.require_sandbox``).
 """
+import contextlib
 import dataclasses
 import os
 import select
@@ -29,8 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 
+from . import safe
 from . import worker as wire
 
 WORKER_SCRIPT = Path(__file__).with_name("worker.py")
@@ -38,14 +44,17 @@ WORKER_SCRIPT = Path(__file__).with_name("worker.py")
 
 @dataclasses.dataclass(frozen=True)
 class Limits:
-    """Resource limits for one submission's worker process."""
-    cell_seconds: float = 60.0        # wall time to run all of the learner's cells
+    """Resource limits for one submission (book/instructors.md, "Limits", states them)."""
+    cell_seconds: float = 60.0        # wall time to run all of the learner's cells, together
     call_seconds: float = 20.0        # wall time for one call of a learner's function
-    cpu_seconds: int = 120            # CPU time of the worker over its whole life
-    total_seconds: float = 300.0      # wall time for the whole submission, all tests together
-    memory_bytes: int = 2 << 30       # address space (numpy alone maps ~0.3 GiB)
+    cpu_seconds: int = 120            # CPU time of one worker over its whole life
+    total_seconds: float = 300.0      # wall time for the whole submission, enforced during every request
+    memory_bytes: int = 2 << 30       # address space of each process (numpy alone maps ~0.3 GiB)
+    tree_memory_bytes: int = 1 << 30  # memory of the whole sandboxed process tree (cgroup)
     max_processes: int = 32           # processes and threads of the sandbox user
     file_bytes: int = 16 << 20        # largest file it may write (in its scratch /tmp)
+    reply_bytes: int = 256 << 20      # everything the worker may send back, all replies together
+    output_chars: int = 20_000        # printed output and error lines kept, all cells together
     require_sandbox: bool = False     # refuse to run without bubblewrap
 
 
@@ -63,6 +72,194 @@ class WorkerDied(WorkerError):
 
 class RemoteError(Exception):
     """The learner's code raised an exception; ``str()`` is its one-line description."""
+
+
+# --------------------------------------------------------------------------- memory cgroups
+def _own_cgroup(version_line):
+    """This process's cgroup path in the hierarchy whose /proc/self/cgroup line matches."""
+    try:
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            number, controllers, path = line.split(":", 2)
+            if version_line(number, controllers.split(",")):
+                return path
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _mount_point(fstype, option=None):
+    try:
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            left, right = line.split(" - ", 1)
+            fields, extra = left.split(), right.split()
+            if extra[0] == fstype and (option is None or option in extra[2].split(",")):
+                return Path(fields[4])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+class MemoryCgroup:
+    """A memory cgroup for one worker's process tree: a limit, the kernel's peak, and kill-all.
+
+    cgroup v2 (``memory.max``, ``memory.peak``) where the grader's cgroup may have
+    children with the memory controller, else the v1 memory controller
+    (``memory.limit_in_bytes``, ``memory.max_usage_in_bytes``).  ``create`` returns
+    None when neither is writable (then the worker is bounded per process only).
+    """
+    _count = 0
+
+    def __init__(self, path, version):
+        self.path, self.version = path, version
+
+    @classmethod
+    def create(cls, limit_bytes):
+        cls._count += 1
+        name = f"attention-grader-{os.getpid()}-{cls._count}"
+        for version, parent in ((2, cls._v2_parent()), (1, cls._v1_parent())):
+            if parent is None:
+                continue
+            group = cls(parent / name, version)
+            try:
+                group.path.mkdir()
+            except OSError:
+                continue
+            try:
+                group._limit(limit_bytes)
+                return group
+            except OSError:
+                group.remove()
+        return None
+
+    @staticmethod
+    def _v2_parent():
+        mount, own = _mount_point("cgroup2"), _own_cgroup(lambda n, c: n == "0")
+        if mount is None or own is None:
+            return None
+        parent = mount / own.lstrip("/")
+        try:
+            if "memory" not in (parent / "cgroup.subtree_control").read_text().split():
+                return None
+        except OSError:
+            return None
+        return parent
+
+    @staticmethod
+    def _v1_parent():
+        mount, own = _mount_point("cgroup", "memory"), _own_cgroup(lambda n, c: "memory" in c)
+        if mount is None or own is None:
+            return None
+        parent = mount / own.lstrip("/")
+        return parent if (parent / "memory.limit_in_bytes").exists() else None
+
+    def _write(self, name, value):
+        with open(self.path / name, "w") as handle:
+            handle.write(str(value))
+
+    def _read_int(self, name):
+        try:
+            text = (self.path / name).read_text().strip()
+            return int(text) if text.isdigit() else None
+        except OSError:
+            return None
+
+    def _limit(self, limit_bytes):
+        if self.version == 2:
+            self._write("memory.max", limit_bytes)
+            with contextlib.suppress(OSError):
+                self._write("memory.swap.max", 0)
+        else:
+            self._write("memory.limit_in_bytes", limit_bytes)
+            with contextlib.suppress(OSError):  # no swap accounting on this kernel
+                self._write("memory.memsw.limit_in_bytes", limit_bytes)
+
+    def add_self(self):
+        """Put the calling process in the group (its children follow); runs in the child before exec."""
+        self._write("cgroup.procs", os.getpid())
+
+    def reset_peak(self):
+        """Start counting the peak from now (v1: write 0; v2, Linux 6.12+: write through one open file)."""
+        try:
+            if self.version == 1:
+                self._write("memory.max_usage_in_bytes", 0)
+            else:
+                self._peak_file = open(self.path / "memory.peak", "r+")
+                self._peak_file.write("reset\n")
+                self._peak_file.flush()
+        except OSError:
+            self._peak_file = None  # an older kernel: the peak counts from the group's creation
+
+    def usage(self):
+        return self._read_int("memory.current" if self.version == 2 else "memory.usage_in_bytes")
+
+    def peak(self):
+        """The most memory the tree has held since ``reset_peak`` (or creation), in bytes, or None."""
+        if self.version == 2 and getattr(self, "_peak_file", None) is not None:
+            try:
+                self._peak_file.seek(0)
+                return int(self._peak_file.read().strip())
+            except (OSError, ValueError):
+                return None
+        return self._read_int("memory.peak" if self.version == 2 else "memory.max_usage_in_bytes")
+
+    def kill_all(self):
+        try:
+            pids = [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
+        except OSError:
+            return
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+
+    def remove(self):
+        if getattr(self, "_peak_file", None) is not None:
+            self._peak_file.close()
+            self._peak_file = None
+        for _ in range(50):  # the processes may take a moment to be gone
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                self.kill_all()
+                time.sleep(0.02)
+
+
+def _process_tree(pid):
+    """``pid`` and its living descendants, found by the grader in /proc."""
+    found, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        if current in found:
+            continue
+        found.append(current)
+        try:
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _status_bytes(pid, field):
+    """A memory field of /proc/PID/status (VmHWM, VmRSS), summed over the process tree, in bytes."""
+    total = 0
+    for current in _process_tree(pid):
+        try:
+            for line in Path(f"/proc/{current}/status").read_text().splitlines():
+                if line.startswith(field + ":"):
+                    total += int(line.split()[1]) * 1024
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def _reset_high_water_marks(pid):
+    for current in _process_tree(pid):
+        with contextlib.suppress(OSError):
+            with open(f"/proc/{current}/clear_refs", "w") as handle:
+                handle.write("5")  # resets VmHWM to the current RSS
 
 
 def sandbox_available():
@@ -120,10 +317,12 @@ def _bwrap_command(python):
     return args + [python, "-I", "/grader/worker.py"]
 
 
-def _set_limits(limits, limit_processes):
+def _set_limits(limits, limit_processes, cgroup=None):
     import resource
 
     def apply():
+        if cgroup is not None:
+            cgroup.add_self()  # before exec: bwrap and everything under it is counted
         os.setsid()  # its own process group, killed as a whole at the end
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
@@ -135,25 +334,48 @@ def _set_limits(limits, limit_processes):
 
 
 class _DeadlineReader:
-    """A file-like reader on a pipe whose reads fail after a deadline."""
+    """A file-like reader on a pipe whose reads fail after a deadline or past a byte budget."""
 
-    def __init__(self, fd):
-        self.fd, self.deadline = fd, None
+    def __init__(self, fd, budget):
+        self.fd, self.deadline, self.budget = fd, None, budget
 
     def read(self, size):
         remaining = self.deadline - time.monotonic()
         if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:
             raise TimeoutError
-        return os.read(self.fd, min(size, 1 << 20))
+        data = os.read(self.fd, min(size, 1 << 20))
+        self.budget.spend(len(data))
+        return data
+
+
+class ReplyBudget:
+    """Bytes every worker of one submission may still send back, all replies together."""
+
+    def __init__(self, limit):
+        self.limit, self.used = limit, 0
+
+    def spend(self, size):
+        self.used += size
+        if self.used > self.limit:
+            raise OverBudget(f"your code's answers came to more than {self.limit >> 20} MiB in total")
+
+
+class OverBudget(wire.WireError):
+    """The worker sent back more than the submission's reply budget."""
 
 
 class Worker:
     """One sandboxed interpreter holding one submission's code."""
 
-    def __init__(self, limits=Limits()):
+    def __init__(self, limits=Limits(), *, deadline=None, budget=None):
         self.limits = limits
+        self.deadline = deadline          # time.monotonic() after which no request may run
+        self.budget = budget or ReplyBudget(limits.reply_bytes)
         self.process = None
         self.scratch = None
+        self.cgroup = None
+        self.baseline = None              # memory the worker held before any learner code ran
+        self.last_changed = []            # arguments the last call changed in place
 
     # -- life cycle
     def start(self):
@@ -170,18 +392,31 @@ class Worker:
             self.scratch = tempfile.mkdtemp(prefix="attention-grading-")
             command, cwd = [python, "-I", str(WORKER_SCRIPT)], self.scratch
             limit_processes = False  # as an ordinary user the count includes all their processes
+        self.cgroup = MemoryCgroup.create(self.limits.tree_memory_bytes)
         # The worker is told which inherited descriptors are its two pipe ends.
         self.process = subprocess.Popen(
             command + [str(requests_read), str(replies_write)], cwd=cwd, env=_worker_environment(),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             pass_fds=(requests_read, replies_write),
-            preexec_fn=_set_limits(self.limits, limit_processes),
+            preexec_fn=_set_limits(self.limits, limit_processes, self.cgroup),
         )
         os.close(requests_read)
         os.close(replies_write)
         self._requests = os.fdopen(requests_write, "wb", buffering=0)
-        self._replies = _DeadlineReader(replies_read)
+        self._replies = _DeadlineReader(replies_read, self.budget)
         return self
+
+    def peak_memory(self):
+        """The most memory the worker's process tree has held since the baseline, measured by the kernel."""
+        if self.cgroup is not None:
+            peak = self.cgroup.peak()
+            if peak is not None:
+                return peak
+        return _status_bytes(self.process.pid, "VmHWM") if self.process is not None else 0
+
+    @property
+    def memory_source(self):
+        return f"cgroup v{self.cgroup.version}" if self.cgroup is not None else "VmHWM"
 
     def close(self):
         """Kill the worker and everything it started; remove its scratch folder."""
@@ -190,10 +425,15 @@ class Worker:
                 os.killpg(self.process.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+            if self.cgroup is not None:
+                self.cgroup.kill_all()  # processes that left the group's session
             self.process.wait()
             self._requests.close()
             os.close(self._replies.fd)
             self.process = None
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
         if self.scratch:
             shutil.rmtree(self.scratch, ignore_errors=True)
             self.scratch = None
@@ -209,21 +449,29 @@ class Worker:
         return self.process is not None and self.process.poll() is None
 
     # -- requests
-    def _request(self, message, seconds):
+    def _request(self, message, seconds, what="your code"):
         if not self.alive:
             raise WorkerDied("the Python process running your code is not running")
-        self._replies.deadline = time.monotonic() + seconds
+        now = time.monotonic()
+        overall = self.deadline is not None and self.deadline - now < seconds
+        self._replies.deadline = min(now + seconds, self.deadline) if self.deadline is not None else now + seconds
         try:
             wire.send(self._requests, message)
             reply = wire.receive(self._replies)
         except TimeoutError:
             self.close()
-            raise WorkerTimeout(f"your code did not finish within {seconds:g} s "
+            if overall:
+                raise WorkerTimeout(f"grading stopped: the whole notebook took more than "
+                                    f"{self.limits.total_seconds:g} s") from None
+            raise WorkerTimeout(f"{what} did not finish within {seconds:g} s "
                                 "(an endless loop, or far too slow)") from None
         except (EOFError, BrokenPipeError, OSError):
             code = self.process.wait() if self.process else None
             self.close()
             raise WorkerDied(_death_reason(code)) from None
+        except OverBudget as error:
+            self.close()
+            raise WorkerDied(str(error)) from None
         except wire.WireError as error:
             self.close()
             raise WorkerDied(f"the process running your code sent back garbage ({error})") from None
@@ -232,31 +480,55 @@ class Worker:
             raise WorkerDied("the process running your code sent back garbage")
         return reply
 
-    def run_cell(self, index, source):
-        """Execute one learner cell; return (error line or None, captured output)."""
-        reply = self._request({"op": "run_cell", "index": index, "source": source}, self.limits.cell_seconds)
-        return (None if reply["ok"] else str(reply.get("error"))), str(reply.get("output", ""))
+    def run_cell(self, index, source, seconds=None):
+        """Execute one learner cell; return (error line or None, captured output), both cut short."""
+        seconds = self.limits.cell_seconds if seconds is None else seconds
+        reply = self._request({"op": "run_cell", "index": index, "source": source}, seconds,
+                              "your notebook's cells")
+        error = None if reply["ok"] else _short(reply.get("error"), MAX_ERROR_CHARS)
+        return error, _short(reply.get("output", ""), MAX_OUTPUT_CHARS, keep_end=True)
 
-    def call(self, name, args, kwargs, trace_memory=False):
+    def measure_baseline(self, args, kwargs):
+        """Before any learner code: what the fresh worker holds once it has received these inputs
+        and NumPy's first matrix products have set up their buffers.  The peak counts from here."""
+        self._request({"op": "ping", "args": list(args), "kwargs": dict(kwargs)}, self.limits.call_seconds)
+        if self.cgroup is not None and self.cgroup.usage() is not None:
+            self.cgroup.reset_peak()
+            self.baseline = self.cgroup.usage()
+        else:
+            _reset_high_water_marks(self.process.pid)
+            self.baseline = _status_bytes(self.process.pid, "VmRSS")
+
+    def call(self, name, args, kwargs):
         """Call the learner's function ``name``; return its value as plain arrays.
 
-        With ``trace_memory`` return ``(value, peak_bytes)``: the peak that
-        tracemalloc saw while the call ran, measured inside the worker.
+        The grader's ``args`` are never changed: the worker has its own copy.  The
+        indexes of the arguments the call changed in place are in ``last_changed``.
         """
-        reply = self._request({"op": "call", "name": name, "args": list(args), "kwargs": dict(kwargs),
-                               "trace_memory": bool(trace_memory)}, self.limits.call_seconds)
+        self.last_changed = []
+        reply = self._request({"op": "call", "name": name, "args": list(args), "kwargs": dict(kwargs)},
+                              self.limits.call_seconds)
         if not reply["ok"]:
-            raise RemoteError(str(reply.get("error")))
-        for index, after in dict(reply.get("changed_args") or {}).items():
-            target = args[int(index)] if str(index).isdigit() and int(index) < len(args) else None
-            if isinstance(target, np.ndarray) and isinstance(after, np.ndarray) and target.shape == after.shape:
-                np.copyto(target, after, casting="unsafe")  # mirror the learner's in-place change
-        if trace_memory:
-            peak = reply.get("peak_bytes")
-            if not isinstance(peak, int) or peak < 0:
-                raise WorkerDied("the process running your code sent back garbage")
-            return reply["value"], peak
-        return reply["value"]
+            raise RemoteError(_short(reply.get("error"), MAX_ERROR_CHARS))
+        changed = reply.get("changed_args") or []
+        if not isinstance(changed, list) or not all(isinstance(i, int) and not isinstance(i, bool)
+                                                    and 0 <= i < len(args) for i in changed):
+            self.close()
+            raise WorkerDied("the process running your code sent back garbage")
+        self.last_changed = sorted(set(changed))
+        return reply.get("value")
+
+
+MAX_OUTPUT_CHARS = 4000   # printed output kept per cell
+MAX_ERROR_CHARS = 500     # one error line
+
+
+def _short(text, limit, keep_end=False):
+    """A string from the worker, at most ``limit`` characters, whatever it sent."""
+    text = safe.clean(text if isinstance(text, str) else str(text)[:limit], limit)
+    if len(text) <= limit:
+        return text
+    return "..." + text[-(limit - 3):] if keep_end else text[:limit - 3] + "..."
 
 
 def _death_reason(code):

@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import notebooks
+from . import notebooks, safe
 
 # Errors that stop a notebook before it defines its functions: reported first,
 # as the cause of the "not defined" failures that follow from them.
@@ -77,7 +77,8 @@ def report_text(exercise, report, path):
     for run in report.cells:
         if run.error and run is not cause and run not in follow:
             lines.append(f"  note: the cell starting `{run.first_line}` raised {run.error}")
-    return "\n".join(lines)
+    # Each line quotes the submission (messages, cell sources, the path): made safe for a terminal.
+    return "\n".join(safe.terminal(line) for line in lines)
 
 
 # --------------------------------------------------------------------------- inside a notebook

@@ -13,18 +13,25 @@ Only plain data crosses the pipe: a JSON header plus raw ``.npy`` blobs, read
 back with ``allow_pickle=False``.  Nothing the learner's code returns is ever
 unpickled or called by the grader; an answer that is not a numeric array is
 an error for that call.  The learner's code can corrupt its own answers (it
-runs in this process), but never the grader's comparison.
+runs in this process), but never the grader's comparison.  Nothing this
+process reports about itself decides a score: the grader measures memory
+from outside (``sandbox.py``) and keeps its own copy of every input, so a
+changed input is only named ("your function changed its input"), never
+copied back.
 """
 import io
 import json
 import struct
 import sys
-import tracemalloc
 
 import numpy as np
 
 MAX_HEADER_BYTES = 1 << 20       # one JSON header
-MAX_MESSAGE_BYTES = 256 << 20    # header plus every array in one message
+MAX_MESSAGE_BYTES = 64 << 20     # header plus every array in one message, as sent
+# Every array of a message counted as float64, what the checks convert answers to:
+# a 64 MiB message of bools would otherwise become 512 MiB in the grader.
+MAX_FLOAT64_BYTES = 64 << 20
+MAX_BLOBS = 1024
 NUMERIC_KINDS = "biuf"           # bool, int, unsigned, float: all an exercise returns
 
 
@@ -52,6 +59,20 @@ def _encode(value, blobs):
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
         return {"__dict__": {k: _encode(v, blobs) for k, v in value.items()}}
     raise WireError(f"cannot send an object of type {type(value).__name__}")
+
+
+def _check_array_header(blob):
+    """Read a .npy blob's header: a numeric dtype, a shape, and the array's size as float64."""
+    stream = io.BytesIO(blob)
+    try:
+        version = np.lib.format.read_magic(stream)
+        shape, _, dtype = (np.lib.format.read_array_header_1_0(stream) if version == (1, 0)
+                           else np.lib.format.read_array_header_2_0(stream))
+    except (ValueError, TypeError, SyntaxError) as error:
+        raise WireError(f"a malformed array ({error})") from None
+    if dtype.kind not in NUMERIC_KINDS or dtype.fields is not None or dtype.subdtype is not None:
+        raise WireError("an array that is not numeric")
+    return 8 * int(np.prod(shape, dtype=object))
 
 
 def _decode(value, blobs):
@@ -98,20 +119,23 @@ def _read_exactly(stream, size):
 def receive(stream):
     """Read one message written by ``send``; raise WireError on anything malformed."""
     header_size, blob_count = struct.unpack("!II", _read_exactly(stream, 8))
-    if header_size > MAX_HEADER_BYTES or blob_count > 1024:
+    if header_size > MAX_HEADER_BYTES or blob_count > MAX_BLOBS:
         raise WireError("message header too large")
     header = _read_exactly(stream, header_size)
-    total, blobs = header_size, []
+    total, as_float64, blobs = header_size, 0, []
     for _ in range(blob_count):
         (size,) = struct.unpack("!Q", _read_exactly(stream, 8))
         total += size
         if total > MAX_MESSAGE_BYTES:
-            raise WireError("message too large")
+            raise WireError(f"message too large (more than {MAX_MESSAGE_BYTES >> 20} MiB)")
         blobs.append(_read_exactly(stream, size))
+        as_float64 += _check_array_header(blobs[-1])
+        if as_float64 > MAX_FLOAT64_BYTES:
+            raise WireError(f"arrays too large (more than {MAX_FLOAT64_BYTES >> 20} MiB as float64)")
     try:
         return _decode(json.loads(header), blobs)
-    except (ValueError, IndexError, KeyError, TypeError) as error:
-        raise WireError(f"malformed message: {error}") from None
+    except (ValueError, IndexError, KeyError, TypeError, RecursionError) as error:
+        raise WireError(f"malformed message: {type(error).__name__}") from None
 
 
 # --------------------------------------------------------------------------- the sandboxed side
@@ -142,6 +166,17 @@ def _as_plain(value):
     return np.asarray(array)
 
 
+def _warm_up():
+    """Let NumPy and BLAS set up their buffers (trusted code, before the learner's), so that a
+    memory measurement that starts afterwards counts only what the learner's code holds."""
+    a = np.ones((512, 256))
+    for _ in range(2):
+        (a @ a.T[:, :64]).sum()
+        np.exp(a).max(axis=1)
+        np.einsum("ij,kj->ik", a[:64], a[:64])
+    del a
+
+
 def serve(requests, replies):
     """Execute cells and answer calls until the grader closes the pipe."""
     namespace = {"__name__": "__main__", "get_ipython": _IPythonStub}
@@ -163,20 +198,15 @@ def serve(requests, replies):
                     raise NameError(f"no function named {request['name']!r} is defined")
                 args = request["args"]
                 before = [np.array(a, copy=True) if isinstance(a, np.ndarray) else None for a in args]
-                if request.get("trace_memory"):  # peak of what the call allocates, for memory bounds
-                    tracemalloc.start()
-                    try:
-                        result = function(*args, **request["kwargs"])
-                        peak = tracemalloc.get_traced_memory()[1]
-                    finally:
-                        tracemalloc.stop()
-                else:
-                    result, peak = function(*args, **request["kwargs"]), None
-                value = _as_plain(result)
-                # Report arguments changed in place, so the grader sees what a kernel would.
-                changed = {str(i): np.asarray(a) for i, (a, b) in enumerate(zip(args, before))
-                           if b is not None and not np.array_equal(a, b, equal_nan=True)}
-                reply = {"ok": True, "value": value, "changed_args": changed, "peak_bytes": peak}
+                value = _as_plain(function(*args, **request["kwargs"]))
+                # Which arguments the call changed in place: the grader names the mistake
+                # (its own arrays are untouched, whatever this process says).
+                changed = [i for i, (a, b) in enumerate(zip(args, before))
+                           if b is not None and not np.array_equal(a, b, equal_nan=True)]
+                reply = {"ok": True, "value": value, "changed_args": changed}
+            elif request["op"] == "ping":  # before any learner code: what holding the inputs costs
+                _warm_up()
+                reply = {"ok": True}
             else:
                 reply = {"ok": False, "error": f"unknown request {request['op']!r}"}
         except BaseException as error:  # the learner's exception, even SystemExit

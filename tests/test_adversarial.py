@@ -5,6 +5,8 @@ a line `# ---- trick ----`, then an attack on the grader.  The engine grades the
 whole file and the honest part alone; the attack may never score more.  Side
 effects (processes left behind, files written) are checked on the host.
 """
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -46,6 +48,21 @@ def test_attack_earns_nothing_extra(path, honest_scores):
     report = grade(assignment, code)
     assert report.max_score == sum(t.points for t in _source(assignment).source.tests)
     assert report.score <= honest_scores[honest], [t.message for t in report.tests]
+    _assert_text_report_is_clean(report)
+
+
+def _assert_text_report_is_clean(report):
+    """The self-check's text report of any submission: one line per test (and per broken cell),
+    nothing a terminal would interpret, every character encodable."""
+    from autograder.__main__ import _print_report
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        _print_report(report, "submission.ipynb")
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1 + len(report.tests) + sum(1 for run in report.cells if run.error)
+    assert lines[0].endswith(f"{report.score:g} / {report.max_score:g} points")
+    assert all(line.isprintable() for line in lines), [line for line in lines if not line.isprintable()]
+    out.getvalue().encode("utf-8")
 
 
 def test_no_process_or_file_is_left_behind():
@@ -104,3 +121,13 @@ def test_forged_test_cell_runs_only_as_learner_code(tmp_path):
     assert report.score == 0 and report.max_score == 7.0
     assert "bonus" not in {t.grade_id for t in report.tests}
     assert not (tmp_path / "forged").exists()
+
+
+@pytest.mark.parametrize("attack", ["04_dot_product/zero_the_inputs", "06_scaled/zero_the_queries"])
+def test_inputs_written_in_place_are_named(attack):
+    """A function that writes into its inputs earns nothing, and is told so: the grader's arrays,
+    from which every expected value is computed, are never touched."""
+    assignment, name = attack.split("/")
+    report = grade(assignment, (helpers.REPO / "tests" / "adversarial" / assignment / f"{name}.py").read_text())
+    assert report.score == 0
+    assert all("changed its input" in t.message for t in report.tests), [t.message for t in report.tests]

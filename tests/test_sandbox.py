@@ -85,3 +85,30 @@ def test_fork_bomb_hits_the_process_limit():
                                            "        if os.fork() == 0:\n            import time; time.sleep(30); os._exit(0)\n"
                                            "        n += 1\nexcept OSError:\n    print('stopped at', n)")
         assert "stopped at" in output
+
+
+def test_inputs_changed_in_place_are_named_never_copied_back():
+    x = np.arange(4.0)
+    with Worker() as worker:
+        worker.run_cell(0, "def f(x, y):\n    x[:] = 0\n    return y")
+        assert list(worker.call("f", [x, np.ones(2)], {})) == [1.0, 1.0]
+        assert worker.last_changed == [0]
+    assert list(x) == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_peak_memory_is_counted_by_the_kernel_for_the_whole_tree():
+    """What the learner's process says about itself does not matter; a child's memory counts."""
+    with Worker() as worker:
+        assert worker.cgroup is not None, "no memory cgroup: the class run's memory bounds fall back to VmHWM"
+        worker.measure_baseline([np.zeros(10)], {})
+        worker.run_cell(0, "import os, tracemalloc\n"
+                           "tracemalloc.get_traced_memory = lambda: (0, 0)\n"
+                           "def f():\n"
+                           "    if os.fork() == 0:\n"
+                           "        block = bytearray(96 << 20)\n"
+                           "        block[::4096] = b'x' * len(block[::4096])\n"
+                           "        os._exit(0)\n"
+                           "    os.wait()\n"
+                           "    return 1.0")
+        worker.call("f", [], {})
+        assert worker.peak_memory() - worker.baseline >= 96 << 20
