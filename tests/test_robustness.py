@@ -10,7 +10,6 @@ reaches a person raw (issue 18).
   kept, the memory of the whole sandboxed process tree, the grader's own memory.
 * The self-check's text report and the feedback page are safe to show.
 """
-import contextlib
 import io
 import json
 import resource
