@@ -121,8 +121,14 @@ def _failure_message(error, test_source):
     return f"{type(error).__name__}: {error}".splitlines()[0]
 
 
-def run_tests(exercise, submission, limits=Limits()):
-    """Grade ``submission`` (a NotebookNode) against the source notebook of ``exercise``."""
+def run_tests(exercise, submission, limits=Limits(), draw=None):
+    """Grade ``submission`` (a NotebookNode) against the source notebook of ``exercise``.
+
+    ``draw`` seeds the hidden inputs (``checks.rng``); by default the class run's, from the
+    course's secret (``checks.class_draw``), so that grading the same notebook again gives the
+    same scores.
+    """
+    draw = draw or checks.class_draw(exercise.course)
     source = exercise.source
     session = _Session(notebooks.learner_cells(submission), limits)
     results = []
@@ -132,7 +138,7 @@ def run_tests(exercise, submission, limits=Limits()):
             session.ensure_started()
         except WorkerError:
             pass  # every test below fails with the same reason
-        with checks.grading(exercise):
+        with checks.grading(exercise, draw=draw):
             for test in source.tests:
                 results.append(_run_test(test, source.functions, session, deadline, limits))
     finally:
@@ -145,21 +151,29 @@ def _run_test(test, functions, session, deadline, limits):
     namespace = {"__name__": "__autograder_test__", "np": np}
     namespace.update({name: _Proxy(session, name) for name in functions})
     seen = len(session.incidents)
-    try:
-        if session.fatal:
-            raise session.fatal
-        if time.monotonic() > deadline:
-            raise WorkerTimeout(f"grading stopped: the whole notebook took more than "
-                                f"{limits.total_seconds:g} s")
-        with contextlib.redirect_stdout(io.StringIO()):  # test cells may print
-            exec(compile(test.source, f"<test {test.grade_id}>", "exec"), namespace)
-    except Exception as error:
-        if isinstance(error, WorkerError):
-            session.incidents.append(error)
+    # Every wrong call of the test is diagnosed, not only the first: `expect` collects.
+    with checks.collecting() as found:
+        try:
+            if session.fatal:
+                raise session.fatal
+            if time.monotonic() > deadline:
+                raise WorkerTimeout(f"grading stopped: the whole notebook took more than "
+                                    f"{limits.total_seconds:g} s")
+            with contextlib.redirect_stdout(io.StringIO()):  # test cells may print
+                exec(compile(test.source, f"<test {test.grade_id}>", "exec"), namespace)
+        except Exception as error:
+            if isinstance(error, WorkerError):
+                session.incidents.append(error)
+            incident = session.incidents[seen] if len(session.incidents) > seen else None
+            kind = (Kind.TIMEOUT if isinstance(incident, WorkerTimeout) else
+                    Kind.CRASHED if incident is not None else Kind.FAILED)
+            message = checks.summary(found, _failure_message(error, test.source))
+            return TestResult(test.grade_id, 0.0, test.points, message, kind)
+    if found:
         incident = session.incidents[seen] if len(session.incidents) > seen else None
         kind = (Kind.TIMEOUT if isinstance(incident, WorkerTimeout) else
                 Kind.CRASHED if incident is not None else Kind.FAILED)
-        return TestResult(test.grade_id, 0.0, test.points, _failure_message(error, test.source), kind)
+        return TestResult(test.grade_id, 0.0, test.points, checks.summary(found), kind)
     return TestResult(test.grade_id, test.points, test.points, "")
 
 
@@ -167,4 +181,4 @@ def grade_file(path, limits=Limits(), course=None):
     """Self-check: read a notebook file, recognise its exercise in ``course`` and grade it."""
     submission = notebooks.read_notebook(path)
     course = course or default_course()
-    return run_tests(course.identify(submission), submission, limits)
+    return run_tests(course.identify(submission), submission, limits, draw=checks.self_check_draw())
