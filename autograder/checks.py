@@ -100,7 +100,8 @@ class Mistake:
         if not self.even_if_close and record.error is None and _all_close(record.got, record.want):
             return False  # a right answer shows no mistake but the ones marked even_if_close
         try:
-            return self.detect(record) or False
+            with np.errstate(all="ignore"):   # mistaken formulas may divide 0 by 0: that is their point
+                return self.detect(record) or False
         except Exception:  # a symptom check that does not apply to this answer
             return False
 
@@ -143,8 +144,11 @@ def additive_mask(function="causal_mask"):
         if record.function != function or got is None or np.asarray(record.want).dtype != bool:
             return False
         blocked = got < 0
-        if not (np.all((got == 0) | (got <= -1e4)) and np.any(blocked)):
+        nothing_blocked = np.all(got == 0) and np.all(record.want)   # causal_mask(1): an additive mask is all 0
+        if not (np.all((got == 0) | (got <= -1e4)) and (np.any(blocked) or nothing_blocked)):
             return False
+        if not np.any(blocked):
+            return "you returned an additive float mask (0 where the query may attend)"
         fill = "-inf" if np.all(np.isneginf(got[blocked])) else f"{got[blocked].max():g}"
         return f"you returned an additive float mask, 0 where the query may attend and {fill} where it may not"
     return Mistake("additive_mask",
@@ -454,6 +458,34 @@ def weights_sum_to_one(what="row", axis=-1, index=1):
     return check
 
 
+NO_MAX_SUBTRACTION = (
+    "overflow: `np.exp` of a large score is `inf`, and `inf / inf` is `nan`: your softmax does not subtract "
+    "the maximum. Subtract each query's largest score first (`scores - scores.max(axis=..., keepdims=True)` "
+    "along the keys' axis; softmax does not change when the same number is subtracted from every score), "
+    "or use the provided `softmax`.")
+
+
+def no_max_subtraction():
+    """The shared mistake of the attention exercises: a softmax without the max overflows on large scores."""
+    return nan_where_finite("no_max_subtraction", NO_MAX_SUBTRACTION)
+
+
+LARGE_SCORE, LARGE_GAP = 1000.0, 40.0
+
+
+def large_factor(scores, axis=-1):
+    """The factor f (possibly negative) for large-magnitude inputs in the exercises whose contract
+    involves exp: the largest entry of ``f * scores`` is at least 1000 (far beyond exp's range, which
+    ends near 709.8), and along ``axis`` the two largest entries of every slice differ by at least 40,
+    so that the right weights are one-hot within any tolerance, even computed in float32."""
+    scores = np.asarray(scores, dtype=float)
+    sign = 1.0 if scores.max() > 0 else -1.0
+    signed = np.moveaxis(sign * scores, axis, -1)
+    top = np.sort(signed, axis=-1)
+    gap = np.min(top[..., -1] - top[..., -2]) if signed.shape[-1] > 1 else np.inf
+    return sign * max(LARGE_SCORE / signed.max(), LARGE_GAP / max(gap, 1e-9))
+
+
 # --------------------------------------------------------------------------- contract-shape mistakes
 def _pair(record):
     """(want as a tuple, returned as a tuple or None)."""
@@ -571,10 +603,12 @@ def _probe(record, lead):
 def _rank_hint(line, error):
     """Why a line of the learner's code fits only one number of axes, and what works for any."""
     line, error = line or "", error or ""
-    fixed = re.search(r"(?:\.transpose|np\.transpose)\(\s*(?:[\w.\[\]]+,\s*)?\(?\s*(\d+(?:\s*,\s*\d+)+)", line)
+    fixed = re.search(r"(?:\.transpose|np\.transpose)\(\s*(?:[A-Za-z_][\w.\[\]]*,\s*)?\(?\s*(\d+(?:\s*,\s*\d+)+)",
+                      line)
     if fixed:
         count = len(fixed.group(1).split(","))
-        return (f"`{fixed.group(0)})` lists the axes one by one, so it only fits arrays with exactly {count} axes; "
+        snippet = fixed.group(0) + ")" * (fixed.group(0).count("(") - fixed.group(0).count(")"))
+        return (f"`{snippet}` lists the axes one by one, so it only fits arrays with exactly {count} axes; "
                 "`np.swapaxes(x, -1, -2)` (or `np.moveaxis`) works for any number of leading axes")
     if re.search(r"\.T\b|np\.transpose\(\s*\w+\s*\)|\.transpose\(\s*\)", line):
         return ("`.T` (or `np.transpose(x)`) reverses ALL the axes; swap only the last two: "
@@ -610,12 +644,12 @@ def _rank_bound(record):
     if not works or lead in works:
         return False
     function, _, line = where(record.error)
-    what = (raised(record.call, record.error).split(": ", 1)[-1] if record.error is not None
-            else f"the result has the wrong shape")
-    if record.error is not None:
-        what = "it raised " + WHERE.sub("", record.error) + (f" at `{line}`" if line else "")
-    name = function if function and function != "<module>" else record.function
-    return (f"{what}. Your {name} works with {_join(works)} and fails with {_join(fails)}: "
+    if record.error is None:
+        what = "the result has the wrong shape"
+    else:
+        inside = f" in your {function}" if function and function not in ("<module>", record.function) else ""
+        what = f"it raised {WHERE.sub('', record.error)}{inside}" + (f" at `{line}`" if line else "")
+    return (f"{what}. Your {record.function} works with {_join(works)} and fails with {_join(fails)}: "
             f"{_rank_hint(line, record.error)}")
 
 
@@ -624,8 +658,8 @@ def _join(ranks):
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and with " + words[-1]
 
 
-RANK_MESSAGE = ("The contract takes any number of leading batch axes (`...` in its shapes), so index the axes "
-                "from the end.")
+RANK_MESSAGE = ("the contract takes any number of leading batch axes (the `...` in its shapes), so count the "
+                "axes from the end.")
 
 CONTRACT_MISTAKES = (
     Mistake("returns_single_array",

@@ -11,7 +11,8 @@ mistake has a wrong implementation in ``tests/submissions/04_dot_product/``.
 """
 import numpy as np
 
-from ..checks import Mistake, attempt, close, expect, reference, weights_sum_to_one
+from ..checks import rng as hidden_inputs
+from ..checks import Mistake, attempt, close, expect, large_factor, no_max_subtraction, reference, weights_sum_to_one
 from ..checks import softmax as _softmax
 
 
@@ -105,12 +106,13 @@ MISTAKES = [
             "convention every vector is a column: return `V @ weights` with shape (d_v, n) and the "
             "weights with shape (m, n), one column per query (the transposes of the row results).",
             _columns_row_convention_output),
+    no_max_subtraction(),
 ]
 
 
 def check_dot_scores(dot_scores):
     """Random non-square Q and K: S[i, j] = q_i . k_j."""
-    rng = np.random.default_rng(401)
+    rng = hidden_inputs("dot_scores")
     for n, m, d in [(3, 5, 4), (6, 2, 3), (1, 4, 7)]:
         Q, K = rng.normal(size=(n, d)), rng.normal(size=(m, d))
         record = attempt(dot_scores, "dot_scores", (Q, K), want=_ref().dot_scores(Q, K), arg_names=("Q", "K"))
@@ -119,9 +121,11 @@ def check_dot_scores(dot_scores):
 
 def check_dot_product_attention(dot_product_attention):
     """Random non-square inputs with d != d_v; each row of the weights sums to 1."""
-    rng = np.random.default_rng(402)
-    for n, m, d, d_v in [(3, 5, 4, 2), (4, 2, 3, 6), (1, 6, 5, 3)]:
+    rng = hidden_inputs("dot_product_attention")
+    for n, m, d, d_v, large in [(3, 5, 4, 2, False), (4, 2, 3, 6, False), (1, 6, 5, 3, False), (4, 7, 3, 2, True)]:
         Q, K, V = rng.normal(size=(n, d)), rng.normal(size=(m, d)), rng.normal(size=(m, d_v))
+        if large:                                       # scores above 1000: exp overflows without the max
+            Q = Q * large_factor(Q @ K.T)
         record = attempt(dot_product_attention, "dot_product_attention", (Q, K, V),
                          want=_ref().dot_product_attention(Q, K, V), arg_names=("Q", "K", "V"))
         expect(record, MISTAKES, extra_check=weights_sum_to_one())
@@ -129,9 +133,11 @@ def check_dot_product_attention(dot_product_attention):
 
 def check_dot_product_attention_columns(dot_product_attention_columns):
     """Column convention: V Softmax(K^T Q); each column sums to 1; the transposes of the row results."""
-    rng = np.random.default_rng(403)
-    for d, n, m, d_v in [(4, 3, 5, 2), (3, 6, 2, 7), (5, 1, 4, 3)]:
+    rng = hidden_inputs("dot_product_attention_columns")
+    for d, n, m, d_v, large in [(4, 3, 5, 2, False), (3, 6, 2, 7, False), (5, 1, 4, 3, False), (3, 4, 6, 2, True)]:
         Q, K, V = rng.normal(size=(d, n)), rng.normal(size=(d, m)), rng.normal(size=(d_v, m))
+        if large:
+            Q = Q * large_factor(K.T @ Q, axis=0)
         want = _ref().dot_product_attention_columns(Q, K, V)
         record = attempt(dot_product_attention_columns, "dot_product_attention_columns", (Q, K, V),
                          want=want, arg_names=("Q", "K", "V"))

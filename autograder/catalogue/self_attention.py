@@ -12,7 +12,9 @@ Every mistake has a wrong implementation in ``tests/submissions/07_self_attentio
 """
 import numpy as np
 
-from ..checks import Mistake, attempt, close, expect, masked_weight_not_zero, reference
+from ..checks import rng as hidden_inputs
+from ..checks import (Mistake, additive_mask, attempt, close, expect, large_factor, masked_weight_not_zero,
+                      no_max_subtraction, reference)
 from ..checks import softmax as _softmax
 
 
@@ -116,6 +118,7 @@ def _values_not_projected(record):
 
 
 MISTAKES = [
+    additive_mask("causal_mask"),
     Mistake("causal_upper_triangle",
             "the causal mask lets each token see the FUTURE: it is True where j >= i (the upper "
             "triangle), so query i attends to later tokens and never to earlier ones. A decoder "
@@ -172,6 +175,7 @@ MISTAKES = [
             "the values with their own matrix; the output then has d_v columns.",
             _values_not_projected),
     masked_weight_not_zero(_visible),
+    no_max_subtraction(),
 ]
 
 
@@ -209,7 +213,7 @@ def check_causal_mask(causal_mask):
 
 def check_self_attention(self_attention):
     """No mask: random non-square projections, rows sum to 1, permutation equivariance."""
-    rng = np.random.default_rng(701)
+    rng = hidden_inputs("self_attention")
     for n, d_model, d_k, d_v in [(6, 5, 3, 4), (4, 7, 2, 6)]:
         X, W_q, W_k, W_v = _inputs(rng, n, d_model, d_k, d_v)
         out, weights = _call_self_attention(self_attention, X, W_q, W_k, W_v)
@@ -222,12 +226,16 @@ def check_self_attention(self_attention):
         "self_attention: permuting the rows of X must permute the rows of the output the same way")
     assert np.allclose(weights_p, weights[perm][:, perm], rtol=1e-4, atol=1e-6), (
         "self_attention: permuting the rows of X must permute both axes of the weights")
+    # Large scores (above 1000): exp overflows unless the softmax subtracts the maximum.
+    X, W_q, W_k, W_v = _inputs(rng, 5, 6, 4, 3)
+    scores = (X @ W_q) @ (X @ W_k).T / np.sqrt(4)
+    _call_self_attention(self_attention, X, W_q * large_factor(scores), W_k, W_v)
 
 
 def check_self_attention_causal(self_attention):
     """causal=True: the future gets weight exactly 0, the first token sees only itself,
     and row i of the output does not depend on later tokens."""
-    rng = np.random.default_rng(702)
+    rng = hidden_inputs("self_attention_causal")
     for n, d_model, d_k, d_v in [(6, 5, 3, 4), (5, 8, 4, 2)]:
         X, W_q, W_k, W_v = _inputs(rng, n, d_model, d_k, d_v)
         out, weights = _call_self_attention(self_attention, X, W_q, W_k, W_v, causal=True)
