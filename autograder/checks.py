@@ -69,14 +69,34 @@ class Attempt:
 
 @dataclasses.dataclass(frozen=True)
 class Batched:
-    """The contract takes any number of leading batch axes.
+    """How the contract treats leading batch axes, for the rank probe.
 
     ``cores[i]`` is the number of trailing axes of positional argument ``i`` that
     are not batch axes (None: the argument is never batched, e.g. a weight
     matrix or an int); ``reference(*args)`` is the right answer for any rank.
+    With ``any_rank`` the contract takes any number of leading batch axes;
+    without, it takes none, and the probe only tells code written for batched
+    tensors (``(batch, n, d)``) from code that is wrong whatever the rank.
     """
     cores: tuple
     reference: Callable
+    any_rank: bool = True
+
+    @classmethod
+    def unbatched(cls, cores, reference):
+        """A contract without batch axes; the probe's batched answer is the reference per batch entry."""
+        def per_entry(*args, **kwargs):
+            lead = next(a.ndim - c for a, c in zip(args, cores) if c is not None and isinstance(a, np.ndarray))
+            if lead == 0:
+                return reference(*args, **kwargs)
+            entries = [reference(*(a[index] if c is not None and isinstance(a, np.ndarray) else a
+                                   for a, c in zip(args, cores)), **kwargs)
+                       for index in np.ndindex(*next(a.shape[:lead] for a, c in zip(args, cores)
+                                                     if c is not None and isinstance(a, np.ndarray)))]
+            if isinstance(entries[0], tuple):
+                return tuple(np.stack([e[i] for e in entries]) for i in range(len(entries[0])))
+            return np.stack(entries)
+        return cls(tuple(cores), per_entry, any_rank=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -542,15 +562,15 @@ def _output_transposed(record):
     return _transposed(got[0], want[0]) and all(close(g, w) for g, w in zip(got[1:], want[1:]))
 
 
-def _bool_as_numbers(record):
-    got = record.got
-    want = np.asarray(record.want)
-    if got is None or want.dtype != bool or record.kinds[:1] == ("b",) or not close(got, want.astype(float)):
+def _flattened(record):
+    want, got = _pair(record)
+    got = got if got is not None else (record.returned,) if isinstance(record.returned, np.ndarray) else None
+    if got is None or len(got) != len(want):
         return False
-    return f"your function returned {np.dtype(_KIND_NAMES.get(record.kinds[0], 'float')).name} numbers 0 and 1"
-
-
-_KIND_NAMES = {"f": "float64", "i": "int64", "u": "uint8"}
+    wrong = [(g, w) for g, w in zip(got, want) if not close(g, w)]
+    return bool(wrong) and all(np.shape(g) != np.shape(w) and np.size(g) == np.size(w)
+                               and close(np.ravel(g), np.ravel(w)) for g, w in wrong) and (
+        f"your result has shape {np.shape(wrong[0][0])} instead of {np.shape(wrong[0][1])}")
 
 
 # ........................................................................... the rank probe
@@ -581,9 +601,11 @@ def _with_batch(args, cores, batch):
 
 
 def _probe(record, lead):
-    """'works', or what goes wrong, when the record's computation runs with ``lead`` batch axes."""
+    """'works', or what goes wrong, when the record's computation runs with ``lead`` batch axes
+    (a result that breaks only the contract's return structure counts as working: that mistake
+    is named by its own entry)."""
     spec = record.batched
-    batch = (2, 3, 2)[:lead]
+    batch = (2, 3, 2)[:lead] if spec.any_rank else (3,)[:lead]
     args = _with_batch(record.args, spec.cores, batch)
     try:
         with np.errstate(all="ignore"):
@@ -591,6 +613,9 @@ def _probe(record, lead):
     except Exception:
         return None
     trial = attempt(record.callee, record.function, args, record.kwargs, want=want, arg_names=())
+    if (trial.error is not None or not _all_close(trial.got, trial.want)) and trial.returned is not None and any(
+            mistake.shown_by(trial) for mistake in _STRUCTURE_MISTAKES):
+        return "works"
     if trial.error is not None:
         return "raises"
     if not _all_close(trial.got, trial.want):
@@ -638,7 +663,10 @@ def _rank_bound(record):
     elif record.error.startswith(STOPPED) or "not implemented" in record.error:
         return False
     lead = _lead(record)
-    outcomes = {rank: (_probe(record, rank) if rank != lead else "fails") for rank in sorted({0, 1, 2, lead})}
+    ranks = {0, 1, 2, lead} if spec.any_rank else {0, 1}
+    if not spec.any_rank and lead != 0:
+        return False
+    outcomes = {rank: (_probe(record, rank) if rank != lead else "fails") for rank in sorted(ranks)}
     works = [rank for rank, outcome in outcomes.items() if outcome == "works"]
     fails = [rank for rank, outcome in outcomes.items() if outcome in ("raises", "wrong shape", "fails")]
     if not works or lead in works:
@@ -649,8 +677,23 @@ def _rank_bound(record):
     else:
         inside = f" in your {function}" if function and function not in ("<module>", record.function) else ""
         what = f"it raised {WHERE.sub('', record.error)}{inside}" + (f" at `{line}`" if line else "")
+    if not spec.any_rank:
+        return (f"{what}. Your {record.function} works on inputs with a leading batch axis but not on the "
+                f"contract's inputs, which have none: {_unbatched_hint(line, record.error)}")
     return (f"{what}. Your {record.function} works with {_join(works)} and fails with {_join(fails)}: "
             f"{_rank_hint(line, record.error)}")
+
+
+def _unbatched_hint(line, error):
+    """What to write instead of code that assumes a (batch, n, d) tensor."""
+    line, error = line or "", error or ""
+    if re.search(r"transpose\(", line):
+        return "for an (n, d) array write `K.T` (or `np.swapaxes(K, -1, -2)`, which works with or without a batch axis)"
+    if "values to unpack" in error:
+        return "unpack two axes, `n, d = X.shape` (or take `X.shape[-1]`, which works with or without a batch axis)"
+    if "einstein" in error.lower() or "subscripts" in error or "einsum" in line:
+        return "drop the batch letter from the einsum subscripts, or write `...` for it: `'...nd,...md->...nm'`"
+    return "index the axes from the end (`-1`, `-2`) so that the code runs with or without a batch axis"
 
 
 def _join(ranks):
@@ -660,6 +703,9 @@ def _join(ranks):
 
 RANK_MESSAGE = ("the contract takes any number of leading batch axes (the `...` in its shapes), so count the "
                 "axes from the end.")
+
+BATCHES_MESSAGE = ("the contract's shapes have no batch axis (one sequence at a time, such as Q of shape (n, d)); "
+                   "code written for (batch, n, d) tensors must be adapted, not wrapped.")
 
 CONTRACT_MISTAKES = (
     Mistake("returns_single_array",
@@ -680,12 +726,17 @@ CONTRACT_MISTAKES = (
             "query or token: check the order of the factors (`Q @ K.T`, `weights @ V`) and the shapes in the "
             "contract.",
             _output_transposed),
-    Mistake("bool_as_numbers",
-            "the contract asks for a boolean array (True/False); build it with `dtype=bool` "
-            "(for example `np.tril(np.ones((n, n), dtype=bool))`) or compare (`j <= i`).",
-            _bool_as_numbers, even_if_close=True),
-    Mistake("fixed_rank", RANK_MESSAGE, _rank_bound),
+    Mistake("flattened_result",
+            "the numbers are right but the array is flattened or reshaped: keep one row per query or token "
+            "(`np.stack(rows)` or `np.array(rows)` builds a 2-D array from a list of rows; `np.concatenate` "
+            "glues them into one long vector).",
+            _flattened),
+    Mistake("fixed_rank", RANK_MESSAGE, lambda record: record.batched is not None and record.batched.any_rank
+            and _rank_bound(record)),
+    Mistake("written_for_batches", BATCHES_MESSAGE, lambda record: record.batched is not None
+            and not record.batched.any_rank and _rank_bound(record)),
 )
+_STRUCTURE_MISTAKES = CONTRACT_MISTAKES[:5]
 
 # Looked for after a catalogue's own mistakes, in every exercise.
 SHARED_MISTAKES = (modifies_input("`x -= x.max()` or `Q /= np.sqrt(d)`", "`shifted = x - x.max()`"),
@@ -728,7 +779,7 @@ def _diagnosis(record, mistakes):
 
 
 _COLLECTING = contextvars.ContextVar("collecting", default=None)
-MAX_SHOWN, MAX_LENGTH = 3, 700
+MAX_SHOWN, MAX_LENGTH, MAX_TOTAL = 3, 1200, 1900   # diagnoses per test, characters per diagnosis, per test
 
 
 @contextlib.contextmanager
@@ -750,11 +801,12 @@ def summary(found, extra=None):
     for key, message in [*found, *([("end", extra)] if extra else [])]:
         if key in seen or message in shown:
             continue
-        if len(shown) == MAX_SHOWN:
+        message = message if len(message) <= MAX_LENGTH else message[:MAX_LENGTH - 3] + "..."
+        if shown and (len(shown) == MAX_SHOWN or sum(map(len, shown)) + len(message) > MAX_TOTAL):
             more += 1
             continue
         seen.add(key)
-        shown.append(message if len(message) <= MAX_LENGTH else message[:MAX_LENGTH - 3] + "...")
+        shown.append(message)
     text = " | Also: ".join(shown)
     if more:
         text += f" | (and {more} more different problem{'s' if more > 1 else ''})"

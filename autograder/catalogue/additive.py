@@ -3,7 +3,7 @@
 The hidden test cells of ``solutions/03_additive/additive.ipynb`` call the
 ``check_*`` functions below with the learner's ``additive_scores``,
 ``additive_attention`` and ``additive_attention_all``.  Inputs are random
-(seeded); T_y, T_x, d_h, d_s and d_a are all different, so that a transposed
+(``checks.rng``); T_y, T_x, d_h, d_s and d_a are all different, so that a transposed
 weight or a swapped output changes a shape, and one check uses square weights
 (d_s = d_h = d_a) with non-symmetric matrices, so that a transposed or swapped
 W_a / U_a runs and changes the values.  A wrong answer is matched against

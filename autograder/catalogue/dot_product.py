@@ -2,7 +2,7 @@
 
 Each hidden test cell of ``solutions/04_dot_product/dot_product.ipynb`` calls one
 ``check_*`` function below with the learner's function.  Inputs are random
-(seeded) and never square: the number of queries n, the number of keys m, the
+(``checks.rng``) and never square: the number of queries n, the number of keys m, the
 key size d and the value size d_v all differ, so a transposed score matrix, a
 softmax over the wrong axis or a product with the keys instead of the values
 changes the shape or the values.  A wrong answer is matched against
@@ -12,7 +12,7 @@ mistake has a wrong implementation in ``tests/submissions/04_dot_product/``.
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import Mistake, attempt, close, expect, large_factor, no_max_subtraction, reference, weights_sum_to_one
+from ..checks import Batched, Mistake, attempt, close, expect, large_factor, no_max_subtraction, reference, weights_sum_to_one
 from ..checks import softmax as _softmax
 
 
@@ -115,7 +115,8 @@ def check_dot_scores(dot_scores):
     rng = hidden_inputs("dot_scores")
     for n, m, d in [(3, 5, 4), (6, 2, 3), (1, 4, 7)]:
         Q, K = rng.normal(size=(n, d)), rng.normal(size=(m, d))
-        record = attempt(dot_scores, "dot_scores", (Q, K), want=_ref().dot_scores(Q, K), arg_names=("Q", "K"))
+        record = attempt(dot_scores, "dot_scores", (Q, K), want=_ref().dot_scores(Q, K), arg_names=("Q", "K"),
+                         batched=Batched.unbatched((2, 2), _ref().dot_scores))
         expect(record, MISTAKES)
 
 
@@ -127,7 +128,8 @@ def check_dot_product_attention(dot_product_attention):
         if large:                                       # scores above 1000: exp overflows without the max
             Q = Q * large_factor(Q @ K.T)
         record = attempt(dot_product_attention, "dot_product_attention", (Q, K, V),
-                         want=_ref().dot_product_attention(Q, K, V), arg_names=("Q", "K", "V"))
+                         want=_ref().dot_product_attention(Q, K, V), arg_names=("Q", "K", "V"),
+                         batched=Batched.unbatched((2, 2, 2), _ref().dot_product_attention))
         expect(record, MISTAKES, extra_check=weights_sum_to_one())
 
 

@@ -11,7 +11,7 @@ Every mistake has a wrong implementation in ``tests/submissions/05_general/``.
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import Mistake, attempt, close, expect, large_factor, no_max_subtraction, reference, weights_sum_to_one
+from ..checks import Batched, Mistake, attempt, close, expect, large_factor, no_max_subtraction, reference, weights_sum_to_one
 from ..checks import softmax as _softmax
 
 
@@ -96,7 +96,7 @@ def check_general_scores(general_scores):
     for n, m, d_q, d_k in [(3, 5, 4, 4), (4, 6, 3, 5), (2, 3, 6, 2)]:
         Q, K, _, W = _inputs(rng, n, m, d_q, d_k)
         record = attempt(general_scores, "general_scores", (Q, K, W), want=_ref().general_scores(Q, K, W),
-                         arg_names=("Q", "K", "W"))
+                         arg_names=("Q", "K", "W"), batched=Batched.unbatched((2, 2, None), _ref().general_scores))
         expect(record, MISTAKES)
 
 
@@ -108,5 +108,6 @@ def check_general_attention(general_attention):
         if n == 4 and m == 6:                           # scores above 1000: exp overflows without the max
             Q = Q * large_factor(Q @ W.T @ K.T)
         record = attempt(general_attention, "general_attention", (Q, K, V, W),
-                         want=_ref().general_attention(Q, K, V, W), arg_names=("Q", "K", "V", "W"))
+                         want=_ref().general_attention(Q, K, V, W), arg_names=("Q", "K", "V", "W"),
+                         batched=Batched.unbatched((2, 2, 2, None), _ref().general_attention))
         expect(record, MISTAKES, extra_check=weights_sum_to_one())

@@ -2,7 +2,7 @@
 
 Each hidden test cell of ``solutions/08_multi_head/multi_head.ipynb`` calls one
 ``check_*`` function below with the learner's ``split_heads``, ``merge_heads``
-or ``multi_head_attention``.  Inputs are random (seeded) and non-square:
+or ``multi_head_attention``.  Inputs are random (``checks.rng``) and non-square:
 ``n``, ``d_head`` and ``num_heads`` all differ, so a reshape without a
 transpose moves numbers to other places instead of failing; ``sqrt(d_model)``
 differs from ``sqrt(d_head)``; cross-attention uses ``n != m``; batches have

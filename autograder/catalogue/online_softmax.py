@@ -2,7 +2,7 @@
 
 Each hidden test cell of ``solutions/09_online_softmax/online_softmax.ipynb``
 calls one ``check_*`` function below with the learner's
-``online_softmax_attention(Q, K, V, block_size)``.  Inputs are random (seeded)
+``online_softmax_attention(Q, K, V, block_size)``.  Inputs are random (``checks.rng``)
 with n != m and d != d_v, and block sizes that divide m, that leave a partial
 last block, that equal m, exceed m, or are 1.  The right answer is the naive
 softmax(Q K^T / sqrt(d)) V, which the reference solution reproduces.  A wrong
@@ -15,7 +15,7 @@ Every mistake has a wrong implementation in ``tests/submissions/09_online_softma
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import Mistake, attempt, close, expect, modifies_input, reference
+from ..checks import Batched, Mistake, attempt, close, expect, modifies_input, reference
 
 ARG_NAMES = ("Q", "K", "V", "block_size")
 
@@ -170,7 +170,7 @@ MISTAKES = [
 def _expect(function, Q, K, V, block_size, memory_bound=None):
     args = (Q, K, V, block_size)
     record = attempt(function, "online_softmax_attention", args, want=_ref(*args), arg_names=ARG_NAMES,
-                     memory_bound=memory_bound)
+                     memory_bound=memory_bound, batched=Batched.unbatched((2, 2, 2, None), _ref))
     expect(record, MISTAKES)
     return record.got
 

@@ -2,7 +2,7 @@
 
 Each hidden test cell of ``solutions/06_scaled/scaled.ipynb`` calls one
 ``check_*`` function below with the learner's ``scaled_dot_product_attention``.
-Inputs are random (seeded) with n != m and d_k != d_v (so dividing by d_k or by
+Inputs are random (``checks.rng``) with n != m and d_k != d_v (so dividing by d_k or by
 sqrt(d_v) instead of sqrt(d_k) changes the values), batch sizes that differ
 from every other axis (so ``K.T``, which reverses *all* axes, cannot line up),
 and masks whose every row has at least one visible and one hidden key (so an

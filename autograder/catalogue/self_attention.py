@@ -2,7 +2,7 @@
 
 Each hidden test cell of ``solutions/07_self_attention/self_attention.ipynb``
 calls one ``check_*`` function below with the learner's ``causal_mask`` or
-``self_attention``.  Inputs are random (seeded) and chosen so that no mistake
+``self_attention``.  Inputs are random (``checks.rng``) and chosen so that no mistake
 can hide: ``d_model``, ``d_k`` and ``d_v`` all differ (so using ``W_q`` for
 the keys, skipping the value projection or scaling by ``sqrt(d_model)`` all
 change the answer), the weights are random and non-symmetric, and the causal
@@ -13,7 +13,7 @@ Every mistake has a wrong implementation in ``tests/submissions/07_self_attentio
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import (Mistake, additive_mask, attempt, close, expect, large_factor, masked_weight_not_zero,
+from ..checks import (Batched, Mistake, additive_mask, attempt, close, expect, large_factor, masked_weight_not_zero,
                       no_max_subtraction, reference)
 from ..checks import softmax as _softmax
 
@@ -188,7 +188,8 @@ def _call_self_attention(self_attention, X, W_q, W_k, W_v, causal=None):
     kwargs = {} if causal is None else {"causal": causal}
     want = _ref().self_attention(X, W_q, W_k, W_v, **kwargs)
     record = attempt(self_attention, "self_attention", (X, W_q, W_k, W_v), kwargs, want=want,
-                     arg_names=("X", "W_q", "W_k", "W_v"))
+                     arg_names=("X", "W_q", "W_k", "W_v"),
+                     batched=Batched.unbatched((2, None, None, None), _ref().self_attention))
     expect(record, MISTAKES)
     return record.got
 
@@ -203,7 +204,8 @@ def _inputs(rng, n, d_model, d_k, d_v):
 
 def check_causal_mask(causal_mask):
     """Shapes, the lower triangle with the diagonal, and a boolean dtype."""
-    for n in (5, 8, 1):
+    rng = hidden_inputs("causal_mask")
+    for n in (int(rng.integers(4, 8)), int(rng.integers(8, 12)), 1):
         record = attempt(causal_mask, "causal_mask", (n,), want=_ref().causal_mask(n), arg_names=("n",))
         expect(record, MISTAKES)
     mask = np.asarray(causal_mask(6))

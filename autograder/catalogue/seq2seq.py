@@ -2,7 +2,7 @@
 
 The hidden test cells of ``solutions/02_seq2seq/seq2seq.ipynb`` call the
 ``check_*`` functions below with the learner's ``rnn_encoder`` and
-``fixed_context``.  Inputs are random (seeded) with T, d_x and d_h all
+``fixed_context``.  Inputs are random (``checks.rng``) with T, d_x and d_h all
 different and a non-symmetric recurrent matrix, so that a transposed weight,
 a missing recurrence or an extra row changes the shape or the values.  A wrong
 answer is matched against ``MISTAKES`` in order; the first symptom that fits
@@ -12,7 +12,7 @@ names the mistake.  Every mistake has a wrong implementation in
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import Mistake, attempt, close, expect, nan_where_finite, reference
+from ..checks import Batched, Mistake, attempt, close, expect, nan_where_finite, reference
 
 
 def _ref():
@@ -104,6 +104,12 @@ MISTAKES = [
             "the bias b_h is missing from the update. Add it inside the tanh at every step: "
             "tanh(X[t] @ W_xh + H[t-1] @ W_hh + b_h).",
             _bias_missing),
+    Mistake("column_convention",
+            "the weights are applied in the column convention (`W_xh @ x_t`, `W_hh @ h`), which does not fit "
+            "their shapes here: W_xh is (d_x, d_h) and W_hh is (d_h, d_h), made for row vectors. In this book's "
+            "row convention the update is `np.tanh(x_t @ W_xh + h @ W_hh + b_h)`.",
+            lambda record: _is_encoder(record) and record.error is not None and any(
+                phrase in record.error for phrase in ("not aligned", "mismatch in its core dimension"))),
     nan_where_finite(
         "tanh_overflow",
         "your states contain `nan` for large inputs: a hand-written tanh (e^a - e^-a) / (e^a + e^-a) "
@@ -139,7 +145,8 @@ def _parameters(rng, T, d_x, d_h):
 
 def _expect_encoder(rnn_encoder, args):
     names = ("X", "W_xh", "W_hh", "b_h", "h0")[:len(args)]
-    record = attempt(rnn_encoder, "rnn_encoder", args, want=_ref().rnn_encoder(*args), arg_names=names)
+    record = attempt(rnn_encoder, "rnn_encoder", args, want=_ref().rnn_encoder(*args), arg_names=names,
+                     batched=Batched.unbatched((2, None, None, None, 1)[:len(args)], _ref().rnn_encoder))
     expect(record, MISTAKES)
     return record.got
 

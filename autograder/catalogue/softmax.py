@@ -2,7 +2,7 @@
 
 Each hidden test cell of ``solutions/01_softmax/softmax.ipynb`` calls one
 ``check_*`` function below with the learner's ``softmax``.  Inputs are random
-(seeded), non-square, with large magnitudes, ``axis=0``, 3-D arrays and
+(``checks.rng``), non-square, with large magnitudes, ``axis=0``, 3-D arrays and
 ``-inf`` entries.  A wrong answer is matched against ``MISTAKES`` in order; the
 first symptom that fits names the mistake.  Every mistake has a wrong
 implementation in ``tests/submissions/01_softmax/`` and a test that grading it
@@ -162,7 +162,10 @@ def check_axis(softmax):
 
 def check_neg_inf(softmax):
     """-inf entries get weight exactly 0; the others still sum to 1."""
-    x = np.array([[0.5, -np.inf, 2.0, -1.0], [-np.inf, -np.inf, 3.0, 3.0], [1.0, 2.0, 3.0, -np.inf]])
+    rng = hidden_inputs("neg_inf")
+    x = rng.normal(scale=2.0, size=(3, 4))
+    x[0, 1] = x[1, 0] = x[1, 1] = x[2, 3] = -np.inf         # every row keeps finite entries
+    x[1, 3] = x[1, 2]                                        # a tie among the finite ones
     got = _expect(softmax, x)
     assert np.allclose(got.sum(axis=-1), 1.0), "softmax: each row must sum to 1"
     _expect(softmax, x.T.copy(), axis=0)
