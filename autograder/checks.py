@@ -526,6 +526,14 @@ def _returned_single(record):
     return f"your function returned a single array of shape {got.shape}"
 
 
+def _returned_tuple(record):
+    got = record.returned
+    if isinstance(record.want, tuple) or not isinstance(got, tuple):
+        return False
+    first = " (its first array is the right answer)" if close(got[0], record.want) else ""
+    return f"your function returned a tuple of {len(got)} arrays{first}"
+
+
 def _returned_wrong_count(record):
     want, got = _pair(record)
     if not isinstance(record.want, tuple) or got is None or len(got) == len(want):
@@ -711,6 +719,10 @@ CONTRACT_MISTAKES = (
     Mistake("returns_single_array",
             "the contract asks for the pair `(output, weights)`, in that order: `return out, weights`.",
             _returned_single),
+    Mistake("returns_tuple",
+            "the contract returns a single array here: return only it (for example `return H`, not "
+            "`return H, h`).",
+            _returned_tuple),
     Mistake("returns_wrong_count",
             "the contract asks for exactly the pair `(output, weights)`, in that order: `return out, weights`.",
             _returned_wrong_count),
@@ -736,7 +748,7 @@ CONTRACT_MISTAKES = (
     Mistake("written_for_batches", BATCHES_MESSAGE, lambda record: record.batched is not None
             and not record.batched.any_rank and _rank_bound(record)),
 )
-_STRUCTURE_MISTAKES = CONTRACT_MISTAKES[:5]
+_STRUCTURE_MISTAKES = CONTRACT_MISTAKES[:6]
 
 # Looked for after a catalogue's own mistakes, in every exercise.
 SHARED_MISTAKES = (modifies_input("`x -= x.max()` or `Q /= np.sqrt(d)`", "`shifted = x - x.max()`"),

@@ -77,6 +77,16 @@ def _columns_row_convention_output(record):
     return close(record.got[0], record.want[0].T) or close(record.got[1], record.want[1].T)
 
 
+def _scaled(record):
+    if record.function == "dot_product_attention":
+        Q, K = _args(record)[:2]
+        return close(_learner_weights(record), _softmax(Q @ K.T / np.sqrt(Q.shape[-1]), axis=-1))
+    if record.function == "dot_product_attention_columns":
+        Q, K = _args(record)[:2]
+        return close(_learner_weights(record), _softmax(K.T @ Q / np.sqrt(Q.shape[0]), axis=0))
+    return False
+
+
 MISTAKES = [
     Mistake("transposed_scores",
             "the score matrix is transposed: you returned K Q^T, shape (m, n), one row per key. In the "
@@ -86,6 +96,10 @@ MISTAKES = [
             "the raw scores are used as weights: without a softmax they are not positive and do not sum "
             "to 1. Apply the softmax over the keys to the scores, then average the values with the result.",
             _no_softmax),
+    Mistake("scaled_scores",
+            "the scores are divided by sqrt(d): that is scaled dot-product attention (chapter 6). Luong's "
+            "dot attention uses the plain dot products: `softmax(Q @ K.T)` over the keys.",
+            _scaled),
     Mistake("softmax_over_queries",
             "the softmax runs over the queries (axis 0), so each column of the weights sums to 1. "
             "Attention normalises each query's scores over the keys: in the row convention use "

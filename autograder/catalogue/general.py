@@ -56,6 +56,13 @@ def _softmax_over_queries(record):
     return close(record.got[1], _softmax(Q @ W.T @ K.T, axis=0))
 
 
+def _scaled(record):
+    if record.function != "general_attention":
+        return False
+    Q, K, W = _QKW(record)
+    return any(close(record.got[1], _softmax(Q @ W.T @ K.T / np.sqrt(d), axis=-1)) for d in set(W.shape))
+
+
 MISTAKES = [
     Mistake("w_not_transposed",
             "W is used the wrong way round: you computed Q W K^T, whose entries are q_i^T W k_j = "
@@ -72,6 +79,10 @@ MISTAKES = [
             "the score matrix is transposed: you returned K W Q^T, shape (m, n), one row per key. In the "
             "row convention row i holds query i's scores: `Q @ W.T @ K.T`, shape (n, m).",
             _transposed_scores),
+    Mistake("scaled_scores",
+            "the scores are divided by a square root of a dimension: Luong's general attention uses "
+            "k_j^T W q_i itself, `softmax(Q @ W.T @ K.T)` over the keys (the scaling belongs to chapter 6).",
+            _scaled),
     Mistake("softmax_over_queries",
             "the softmax runs over the queries (axis 0), so each column of the weights sums to 1. Each "
             "query's scores must be normalised over the keys: `softmax(scores, axis=-1)`, so that every "

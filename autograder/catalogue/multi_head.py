@@ -97,6 +97,23 @@ def _merge_no_transpose(record):
     return record.function == "multi_head_attention" and _same(record.got, _mha(record, merge="no_transpose"))
 
 
+def _heads_axis_not_moved(record):
+    if record.function != "split_heads":
+        return False
+    X, h = np.asarray(record.args[0], dtype=float), int(record.args[1])
+    *lead, n, d_model = X.shape
+    return close(record.got, X.reshape(*lead, n, h, d_model // h))
+
+
+def _single_head(record):
+    if record.function != "multi_head_attention" or record.returned is None:
+        return False
+    got = record.returned if isinstance(record.returned, tuple) else (record.returned,)
+    weights = got[1] if len(got) > 1 else None
+    return weights is not None and np.shape(weights) == np.shape(record.want[1])[:-3] + np.shape(record.want[1])[-2:] \
+        and not close(weights, record.want[1].mean(axis=-3))
+
+
 def _mha_variant(**options):
     return lambda record: record.function == "multi_head_attention" and _same(record.got, _mha(record, **options))
 
@@ -126,6 +143,11 @@ MISTAKES = [
             "reshaped to (d_head, num_heads) instead of (num_heads, d_head). Reshape each row to "
             "(num_heads, d_head), so that head h is the h-th block of d_head consecutive columns.",
             _strided),
+    Mistake("heads_axis_not_moved",
+            "split_heads returned (..., n, num_heads, d_head): the heads axis is still after the tokens. "
+            "Move it before them, `np.swapaxes(X.reshape(*lead, n, num_heads, d_head), -3, -2)`, so that "
+            "each head is a (n, d_head) matrix for the attention.",
+            _heads_axis_not_moved),
     Mistake("merge_no_transpose",
             "merge_heads reshapes straight to (..., n, d_model) without a transpose. With the "
             "heads axis before the token axis, that glues rows of different tokens together. Swap "
@@ -150,6 +172,12 @@ MISTAKES = [
             "the weights are averaged over the heads. Return every head's weights, shape "
             "(..., num_heads, n, m); the average hides what each head attends to.",
             _mha_variant(average=True)),
+    Mistake("single_head",
+            "your weights have no heads axis: the attention ran once over the whole d_model columns. "
+            "Split Q, K and V into num_heads heads of d_head = d_model // num_heads columns, attend in each "
+            "head (scaled by sqrt(d_head)), merge the heads and multiply by W_o; return the weights of every "
+            "head, shape (..., num_heads, n, m).",
+            _single_head),
     Mistake("mask_not_broadcast_over_heads",
             "the batched mask (..., n, m) was applied to scores of shape (..., num_heads, n, m) "
             "without a heads axis, so it could not be broadcast (with as many batch entries as "

@@ -86,6 +86,11 @@ def _ignored_mask(record):
     return mask is not None and _weights_are(record, _softmax(S / np.sqrt(Q.shape[-1])))
 
 
+def _mask_added(record):
+    Q, K, V, mask, S = _parts(record)
+    return mask is not None and _weights_are(record, _softmax(S / np.sqrt(Q.shape[-1]) + mask))
+
+
 def _softmax_over_queries(record):
     Q, K, V, mask, S = _parts(record)
     return _weights_are(record, _softmax(_fill(S / np.sqrt(Q.shape[-1]), mask), axis=-2))
@@ -141,6 +146,11 @@ MISTAKES = [
             "weights. Before the softmax, replace the scores where the mask is False by -inf: "
             "`np.where(mask, scores, -np.inf)` (it broadcasts the mask over the batch axes).",
             _ignored_mask),
+    Mistake("mask_added",
+            "the boolean mask is ADDED to the scores: True counts as 1 and False as 0, so every key stays "
+            "visible and the visible ones just get a bonus. Replace the blocked scores instead: "
+            "`np.where(mask, scores, -np.inf)` (or add `np.where(mask, 0.0, -np.inf)`).",
+            _mask_added),
     Mistake("softmax_over_queries",
             "the softmax runs over the queries (axis -2), so each column of the weights sums to 1. Each "
             "query's scores must be normalised over the keys: `softmax(scores, axis=-1)`.",

@@ -77,6 +77,11 @@ def _context(reduce):
 
 
 MISTAKES = [
+    Mistake("returns_last_state",
+            "rnn_encoder returned only the last state, shape (d_h,). It must return every state, one per "
+            "input step, stacked into H of shape (T, d_h); the last one is what fixed_context picks from H.",
+            lambda record: _is_encoder(record) and record.got is not None and np.shape(record.got) == np.shape(
+                record.want)[1:] and close(record.got, record.want[-1]) and len(record.want) > 1),
     Mistake("recurrence_missing",
             "each state depends only on its own input: the previous state never enters the update, so "
             "H[t] = tanh(X[t] @ W_xh + b_h). An RNN carries the past forward: "

@@ -54,6 +54,19 @@ def _axis_ignored(record):
     return _x(record).ndim > 1 and _axis(record) % _x(record).ndim != _x(record).ndim - 1 and close(record.got, _ref(_x(record), axis=-1))
 
 
+def _fixed_axis(record):
+    """Normalised along one fixed axis whatever ``axis`` says: the axis that fits, if any."""
+    x, axis = _x(record), _axis(record)
+    for other in range(x.ndim):
+        if other != axis % x.ndim and close(record.got, _ref(x, axis=other)):
+            return f"your result is normalised along axis {other}, not along axis={axis}"
+    return False
+
+
+def _axis_out_of_bounds(record):
+    return record.error is not None and "out of bounds" in record.error
+
+
 def _whole_array(record):
     x = _x(record)
     return x.ndim > 1 and close(record.got, _ref(x.reshape(-1)).reshape(x.shape))
@@ -98,6 +111,14 @@ MISTAKES = [
             "the `axis` argument is ignored: the result is normalised along the last axis. Pass "
             "`axis=axis` to every reduction (`np.max` and `np.sum`).",
             _axis_ignored),
+    Mistake("fixed_axis",
+            "the reductions use a fixed axis instead of the `axis` argument. Pass `axis=axis, "
+            "keepdims=True` to `np.max` and `np.sum`.",
+            _fixed_axis),
+    Mistake("axis_hard_coded",
+            "your softmax names a fixed axis (such as `axis=1`) that a 1-D input does not have. Use the "
+            "`axis` argument in every reduction: `np.max(x, axis=axis, keepdims=True)`.",
+            _axis_out_of_bounds),
     Mistake("whole_array",
             "normalised over the whole array: all entries together sum to 1, instead of each slice "
             "along `axis`. Reduce with `axis=axis, keepdims=True`.",
