@@ -65,6 +65,7 @@ class Attempt:
     returned: Any = None            # what came back as float arrays, even when it breaks the contract's structure
     batched: Any = None             # a Batched: the contract allows leading batch axes (for the rank probe)
     callee: Any = dataclasses.field(default=None, repr=False, compare=False)   # the learner's function
+    probed: dict = dataclasses.field(default_factory=dict, repr=False, compare=False)  # rank probe, computed once
 
 
 @dataclasses.dataclass(frozen=True)
@@ -660,6 +661,15 @@ def _rank_hint(line, error):
 
 
 def _rank_bound(record):
+    """The rank probe's finding (computed once per record: it calls the learner's function again)."""
+    if "rank" not in record.probed:
+        if record.callee is None:   # a watcher's copy: only what the grading found
+            return False
+        record.probed["rank"] = _probe_ranks(record)
+    return record.probed["rank"]
+
+
+def _probe_ranks(record):
     spec = record.batched
     if spec is None or record.callee is None:
         return False
@@ -849,14 +859,19 @@ def expect(record, mistakes, *, extra_check=None):
     ``collecting()`` the failure is recorded and the check goes on.
     """
     mistakes = (*mistakes, *SHARED_MISTAKES)
-    for watch in _WATCHERS.get():
-        watch(dataclasses.replace(record))   # as judged, before a failed call's answer is replaced
+    failure = None
     if record.error is not None or not _all_close(record.got, record.want):
-        return _fail(record, *_diagnosis(record, mistakes))
-    for mistake in mistakes:
-        found = mistake.even_if_close and mistake.shown_by(record)
+        failure = _diagnosis(record, mistakes)
+    else:
+        found = next(((m, f) for m in mistakes if m.even_if_close for f in [m.shown_by(record)] if f), None)
         if found:
-            return _fail(record, mistake.id, mistake.text(record, found))
-    problem = extra_check(record) if extra_check else None
-    if problem:
-        return _fail(record, "property", f"{record.call}: {problem}")
+            failure = found[0].id, found[0].text(record, found[1])
+        else:
+            problem = extra_check(record) if extra_check else None
+            failure = ("property", f"{record.call}: {problem}") if problem else None
+    for watch in _WATCHERS.get():
+        # As judged, before a failed call's answer is replaced; without the learner's function,
+        # which may no longer be callable when the watcher looks (the probe's findings are kept).
+        watch(dataclasses.replace(record, callee=None))
+    if failure:
+        _fail(record, *failure)
