@@ -168,7 +168,6 @@ def check_large(softmax):
     # Rows far apart: each needs its own maximum (a row 1100 below the largest score underflows with the global one).
     offsets = np.array([[800.0], [-300.0], [-1800.0]])
     _expect(softmax, rng.normal(scale=3.0, size=(3, 5)) + offsets)
-    _expect(softmax, (rng.normal(scale=3.0, size=(3, 4)) + offsets).T.copy(), axis=0)
 
 
 def check_axis(softmax):
