@@ -94,3 +94,30 @@ def test_every_shared_mistake_has_a_wrong_implementation():
     """Each contract-shape mistake of checks.py is shown by some exercise's wrong implementation."""
     kept = {mistake_id(p) for _, p in WRONG}
     assert {m.id for m in checks.SHARED_MISTAKES} <= kept, {m.id for m in checks.SHARED_MISTAKES} - kept
+
+
+def _failed_messages(assignment, name):
+    report = grade(assignment, (helpers.SUBMISSIONS / assignment / "wrong" / name).read_text())
+    return {t.grade_id: t.message for t in report.tests if not t.passed}
+
+
+def test_a_crash_does_not_hide_the_mistakes_of_the_other_calls():
+    """The unbatched call crashes; the batched calls of the same test still run and name the bug."""
+    messages = _failed_messages("08_multi_head", "split_no_transpose__fixed_rank.py")
+    split = messages["test_split_heads"]
+    assert "raised ValueError: not enough values to unpack" in split
+    assert known_mistakes("08_multi_head")["split_no_transpose"].message in split
+
+
+def test_the_learner_function_that_raised_is_named_with_its_line():
+    messages = _failed_messages("08_multi_head", "fixed_rank__split_transpose_0213.py")
+    assert "in your split_heads at `batch, seq, d_model = X.shape`" in messages["test_multi_head_self"]
+    assert "works with one batch axis and fails with no batch axis and with two batch axes" in (
+        messages["test_multi_head_self"])
+
+
+def test_a_test_message_is_one_bounded_line():
+    found = [(f"mistake {i}", f"call {i}: " + "x" * 900) for i in range(6)]
+    text = checks.summary(found, "the test's own assertion")
+    assert "\n" not in text and len(text) < 2000 and "more different problems" in text
+    assert text.startswith("call 0: ")
