@@ -164,17 +164,18 @@ def _run_test(test, functions, session, deadline, limits):
         except Exception as error:
             if isinstance(error, WorkerError):
                 session.incidents.append(error)
-            incident = session.incidents[seen] if len(session.incidents) > seen else None
-            kind = (Kind.TIMEOUT if isinstance(incident, WorkerTimeout) else
-                    Kind.CRASHED if incident is not None else Kind.FAILED)
             message = checks.summary(found, _failure_message(error, test.source))
-            return TestResult(test.grade_id, 0.0, test.points, message, kind)
+            return TestResult(test.grade_id, 0.0, test.points, message, _kind(session, seen))
     if found:
-        incident = session.incidents[seen] if len(session.incidents) > seen else None
-        kind = (Kind.TIMEOUT if isinstance(incident, WorkerTimeout) else
-                Kind.CRASHED if incident is not None else Kind.FAILED)
-        return TestResult(test.grade_id, 0.0, test.points, checks.summary(found), kind)
+        return TestResult(test.grade_id, 0.0, test.points, checks.summary(found), _kind(session, seen))
     return TestResult(test.grade_id, test.points, test.points, "")
+
+
+def _kind(session, seen):
+    """How a failed test ended: the first incident since it started (a timeout, a dead process), if any."""
+    incident = session.incidents[seen] if len(session.incidents) > seen else None
+    return (Kind.TIMEOUT if isinstance(incident, WorkerTimeout) else
+            Kind.CRASHED if incident is not None else Kind.FAILED)
 
 
 def grade_file(path, limits=Limits(), course=None):

@@ -128,8 +128,8 @@ def _where(error):
     traceback, the learner's functions that called it, and its line (the grader names the function
     where the bug is, not only the one it called)."""
     frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename.startswith("<cell ")]
-    if not frames:
-        return ""
+    if not frames or frames[-1].name == "<module>":
+        return ""   # a cell's own statement: the error is shown next to that cell
     inner = frames[-1]
     callers = [frame.name for frame in frames[:-1] if frame.name not in ("<module>", inner.name)]
     text = f" (in your function {inner.name}"
