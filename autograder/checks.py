@@ -11,13 +11,33 @@ learner's function is a proxy that returns plain NumPy arrays.
 
 The catalogue author's API, all of it here: ``attempt`` and ``expect``,
 ``Mistake`` and ``Attempt``, ``reference`` (the exercise's reference solution),
-the shared mistakes (``modifies_input``, ``masked_weight_not_zero``) and the
-shared property checks (``rows_sum_to_one``, ``masked_weights_are_zero``,
+``rng`` (the generator of a check's hidden inputs), ``Batched`` (the contract's
+leading batch axes, for the rank probe), the shared mistakes
+(``modifies_input``, ``masked_weight_not_zero``, ``additive_mask``,
+``nan_where_finite`` and the contract-shape mistakes of ``CONTRACT_MISTAKES``)
+and the shared property checks (``rows_sum_to_one``, ``masked_weights_are_zero``,
 ``close``).
+
+Hidden inputs.  ``rng(label)`` seeds a generator from the *draw* the engine
+grades with (``grading(exercise, draw=...)``): the class run draws from a
+secret the instructor's course holds (``class_draw``), so that nobody can
+predict them and a regrade with the same secret gives the same inputs and the
+same scores; each self-check makes a fresh draw (``self_check_draw``).
+
+Every mistake a test can show.  Inside ``collecting()`` (the engine runs every
+test cell in it) ``expect`` does not stop the test at the first wrong call: it
+records the diagnosis, lets the check go on with the reference answer in place
+of the learner's, and the engine reports the distinct diagnoses together
+(``summary``).
 """
 import contextlib
 import contextvars
 import dataclasses
+import hashlib
+import os
+import re
+import secrets
+from pathlib import Path
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -42,6 +62,42 @@ class Attempt:
     kinds: tuple = ()               # NumPy dtype kind of each returned array before conversion ("b", "f", ...)
     peak_bytes: Optional[int] = None    # memory the call allocated at its peak, when traced
     memory_bound: Optional[int] = None  # what the check allows for peak_bytes
+    returned: Any = None            # what came back as float arrays, even when it breaks the contract's structure
+    batched: Any = None             # a Batched: the contract allows leading batch axes (for the rank probe)
+    callee: Any = dataclasses.field(default=None, repr=False, compare=False)   # the learner's function
+    probed: dict = dataclasses.field(default_factory=dict, repr=False, compare=False)  # rank probe, computed once
+
+
+@dataclasses.dataclass(frozen=True)
+class Batched:
+    """How the contract treats leading batch axes, for the rank probe.
+
+    ``cores[i]`` is the number of trailing axes of positional argument ``i`` that
+    are not batch axes (None: the argument is never batched, e.g. a weight
+    matrix or an int); ``reference(*args)`` is the right answer for any rank.
+    With ``any_rank`` the contract takes any number of leading batch axes;
+    without, it takes none, and the probe only tells code written for batched
+    tensors (``(batch, n, d)``) from code that is wrong whatever the rank.
+    """
+    cores: tuple
+    reference: Callable
+    any_rank: bool = True
+
+    @classmethod
+    def unbatched(cls, cores, reference):
+        """A contract without batch axes; the probe's batched answer is the reference per batch entry."""
+        def per_entry(*args, **kwargs):
+            lead = next(a.ndim - c for a, c in zip(args, cores) if c is not None and isinstance(a, np.ndarray))
+            if lead == 0:
+                return reference(*args, **kwargs)
+            entries = [reference(*(a[index] if c is not None and isinstance(a, np.ndarray) else a
+                                   for a, c in zip(args, cores)), **kwargs)
+                       for index in np.ndindex(*next(a.shape[:lead] for a, c in zip(args, cores)
+                                                     if c is not None and isinstance(a, np.ndarray)))]
+            if isinstance(entries[0], tuple):
+                return tuple(np.stack([e[i] for e in entries]) for i in range(len(entries[0])))
+            return np.stack(entries)
+        return cls(tuple(cores), per_entry, any_rank=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,7 +121,8 @@ class Mistake:
         if not self.even_if_close and record.error is None and _all_close(record.got, record.want):
             return False  # a right answer shows no mistake but the ones marked even_if_close
         try:
-            return self.detect(record) or False
+            with np.errstate(all="ignore"):   # mistaken formulas may divide 0 by 0: that is their point
+                return self.detect(record) or False
         except Exception:  # a symptom check that does not apply to this answer
             return False
 
@@ -100,22 +157,107 @@ def masked_weight_not_zero(visible):
     return Mistake("masked_weight_not_zero", MASKED_WEIGHT_NOT_ZERO, detect, even_if_close=True)
 
 
-# Looked for after a catalogue's own mistakes, in every exercise.
-SHARED_MISTAKES = (modifies_input("`x -= x.max()` or `Q /= np.sqrt(d)`", "`shifted = x - x.max()`"),)
+def additive_mask(function="causal_mask"):
+    """The shared mistake "the mask is an additive float mask (0 and -1e9 or -inf)" for a function
+    whose contract returns a boolean mask."""
+    def detect(record):
+        got = record.got
+        if record.function != function or got is None or np.asarray(record.want).dtype != bool:
+            return False
+        blocked = got < 0
+        nothing_blocked = np.all(got == 0) and np.all(record.want)   # causal_mask(1): an additive mask is all 0
+        if not (np.all((got == 0) | (got <= -1e4)) and (np.any(blocked) or nothing_blocked)):
+            return False
+        if not np.any(blocked):
+            return "you returned an additive float mask (0 where the query may attend)"
+        fill = "-inf" if np.all(np.isneginf(got[blocked])) else f"{got[blocked].max():g}"
+        return f"you returned an additive float mask, 0 where the query may attend and {fill} where it may not"
+    return Mistake("additive_mask",
+                   "that is the form some libraries ADD to the scores. The contract asks for a boolean mask, "
+                   "True where the query may attend (j <= i for a causal mask): "
+                   "`np.tril(np.ones((n, n), dtype=bool))`, applied with `np.where(mask, scores, -np.inf)`.",
+                   detect)
+
+
+def nan_where_finite(id, message, *, output=None):
+    """A shared symptom under an exercise's own id and message: NaN or inf where the right answer
+    is finite (an ``np.exp`` or a hand-written tanh that overflows on large inputs).  ``output``
+    picks one output of a tuple (None: any)."""
+    def detect(record):
+        if record.got is None:
+            return False
+        got = record.got if isinstance(record.got, tuple) else (record.got,)
+        want = record.want if isinstance(record.want, tuple) else (record.want,)
+        pairs = list(zip(got, want)) if output is None else [(got[output], want[output])]
+        return any(np.shape(g) == np.shape(w) and np.any(~np.isfinite(g) & np.isfinite(np.asarray(w, dtype=float)))
+                   for g, w in pairs)
+    return Mistake(id, message, detect)
 
 
 # --------------------------------------------------------------------------- the reference
 _GRADING = contextvars.ContextVar("grading", default=None)
 
 
+_DRAW = contextvars.ContextVar("draw", default=None)
+
+
 @contextlib.contextmanager
-def grading(exercise):
-    """While the block runs, ``reference`` answers from ``exercise``'s course (the engine sets it)."""
-    token = _GRADING.set(exercise)
+def grading(exercise, draw=None):
+    """While the block runs, ``reference`` answers from ``exercise``'s course and ``rng`` draws the
+    hidden inputs of ``draw`` (the engine sets both; see ``class_draw`` and ``self_check_draw``)."""
+    token, draw_token = _GRADING.set(exercise), _DRAW.set(draw)
     try:
         yield
     finally:
+        _DRAW.reset(draw_token)
         _GRADING.reset(token)
+
+
+# --------------------------------------------------------------------------- hidden inputs
+SECRET_VARIABLE = "ATTENTION_GRADING_SECRET"
+SECRET_FILE = "autograder/grading-secret"       # in the course root, git-ignored, created on first use
+_LOCAL_DRAW = f"local:{secrets.token_hex(16)}"   # outside the engine (a plain notebook kernel): fresh inputs
+
+
+def class_draw(course):
+    """The draw of the instructor's class run: from ``$ATTENTION_GRADING_SECRET`` or the course's secret
+    file (created on first use).  Same secret, same inputs, same scores: a regrade reproduces the grades."""
+    secret = os.environ.get(SECRET_VARIABLE)
+    if not secret:
+        path = Path(course.root) / SECRET_FILE
+        try:
+            secret = path.read_text(encoding="utf-8").strip()
+        except FileNotFoundError:
+            secret = ""
+        if not secret:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            secret = secrets.token_hex(32)
+            try:
+                with open(path, "x", encoding="utf-8") as handle:   # two graders starting at once: one wins
+                    handle.write(secret + "\n")
+                os.chmod(path, 0o600)
+            except FileExistsError:
+                secret = path.read_text(encoding="utf-8").strip()
+    return f"class:{hashlib.sha256(secret.encode()).hexdigest()}"
+
+
+def self_check_draw():
+    """A learner's self-check: inputs drawn afresh for every run, never the class run's."""
+    return f"self-check:{secrets.token_hex(16)}"
+
+
+def rng(label):
+    """The generator of a check's hidden inputs: ``label`` names the check (e.g. "softmax/random").
+
+    Seeded from the draw being graded and the exercise, so that values cannot be predicted from the
+    published catalogue and differ between a self-check and the class run.  Shapes stay the
+    catalogue's choice; only the values are drawn.
+    """
+    exercise = _GRADING.get()
+    draw = _DRAW.get() or _LOCAL_DRAW
+    assignment = exercise.assignment if exercise is not None else "-"
+    digest = hashlib.sha256(f"{draw}\0{assignment}\0{label}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:16], "big"))
 
 
 def reference(catalogue):
@@ -183,16 +325,43 @@ def as_float_array(value):
 def describe_exception(error):
     """One line for an exception raised by the learner's code (directly or through the engine)."""
     text = getattr(error, "learner_error", None) or f"{type(error).__name__}: {error}"
-    text = (text.strip().splitlines() or [type(error).__name__])[0][:300]
+    text = (text.strip().splitlines() or [type(error).__name__])[0][:500]
     if text.startswith("NotImplementedError"):
         return NOT_IMPLEMENTED_LINE
     return text
 
 
+# How the worker says where in the learner's code an exception was raised (see worker.py).
+WHERE = re.compile(r" \(in your function (?P<function>[\w<>]+)(?:, called from (?P<callers>[\w<>, ]+))?"
+                   r"(?:: `(?P<line>.*)`)?\)$")
+
+
+def where(error):
+    """(function, callers, line) of the learner's code that raised ``error`` (a one-line description),
+    or (None, (), None) when the description does not say."""
+    found = WHERE.search(error or "")
+    if not found:
+        return None, (), None
+    callers = tuple(c.strip() for c in (found["callers"] or "").split(",") if c.strip())
+    return found["function"], callers, found["line"]
+
+
 def raised(call, error):
     """'softmax(x) raised ValueError: ...', or 'softmax(x): stopped: ...' for a timeout or a dead
-    process (the engine marks those errors with ``STOPPED``; they are not the learner's exception)."""
-    return f"{call}: {error}" if error.startswith(STOPPED) else f"{call} raised {error}"
+    process (the engine marks those errors with ``STOPPED``; they are not the learner's exception).
+
+    When the exception came from another of the learner's functions (a helper the
+    called one uses), the message names that function: the bug is there.
+    """
+    if error.startswith(STOPPED):
+        return f"{call}: {error}"
+    function, callers, line = where(error)
+    bare = WHERE.sub("", error)
+    called = call.split("(", 1)[0]
+    at = f" at `{line}`" if line else ""
+    if function and function != called and function != "<module>":
+        return f"{call}: your function {function} (called by {called}) raised {bare}{at}"
+    return f"{call} raised {bare}{at}"
 
 
 def describe(name, args, kwargs, arg_names):
@@ -214,15 +383,17 @@ def describe(name, args, kwargs, arg_names):
     return text + (" with " + " and ".join(shapes) if shapes else "")
 
 
-def attempt(function, name, args, kwargs=None, *, want, arg_names, memory_bound=None):
+def attempt(function, name, args, kwargs=None, *, want, arg_names, memory_bound=None, batched=None):
     """Call ``function(*args, **kwargs)`` on copies of the inputs and record what happened.
 
     With ``memory_bound`` (bytes) the call is traced and ``peak_bytes`` recorded.
+    With ``batched`` (a ``Batched``) a wrong shape or a crash is probed on the
+    other numbers of batch axes the contract allows.
     """
     kwargs = dict(kwargs or {})
     copies = tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
     record = Attempt(function=name, call=describe(name, args, kwargs, arg_names), args=args, kwargs=kwargs,
-                     want=want, memory_bound=memory_bound)
+                     want=want, memory_bound=memory_bound, batched=batched, callee=function)
     try:
         if memory_bound is None:
             result = function(*copies, **kwargs)
@@ -233,6 +404,7 @@ def attempt(function, name, args, kwargs=None, *, want, arg_names, memory_bound=
         return record
     record.modified_input = bool(getattr(function, "changed_input", False)) or any(  # the engine's proxy knows
         isinstance(a, np.ndarray) and not np.array_equal(a, c, equal_nan=True) for a, c in zip(args, copies))
+    record.returned = _as_floats(result)
     try:
         if isinstance(want, tuple):
             if not isinstance(result, (tuple, list)) or len(result) != len(want):
@@ -247,6 +419,17 @@ def attempt(function, name, args, kwargs=None, *, want, arg_names, memory_bound=
     except ValueError as error:
         record.error = f"returned something unusable: {error}"
     return record
+
+
+def _as_floats(result):
+    """A returned value as float arrays (a tuple stays a tuple), None where that is impossible."""
+    try:
+        if isinstance(result, (tuple, list)) and not isinstance(result, np.ndarray) and result and all(
+                isinstance(part, np.ndarray) for part in result):
+            return tuple(as_float_array(part) for part in result)
+        return as_float_array(result)
+    except (ValueError, TypeError):
+        return None
 
 
 def traced_call(function, *args, **kwargs):
@@ -297,6 +480,293 @@ def weights_sum_to_one(what="row", axis=-1, index=1):
     return check
 
 
+NO_MAX_SUBTRACTION = (
+    "overflow: `np.exp` of a large score is `inf`, and `inf / inf` is `nan`: your softmax does not subtract "
+    "the maximum. Subtract each query's largest score first (`scores - scores.max(axis=..., keepdims=True)` "
+    "along the keys' axis; softmax does not change when the same number is subtracted from every score), "
+    "or use the provided `softmax`.")
+
+
+def no_max_subtraction():
+    """The shared mistake of the attention exercises: a softmax without the max overflows on large scores."""
+    return nan_where_finite("no_max_subtraction", NO_MAX_SUBTRACTION)
+
+
+LARGE_SCORE, LARGE_GAP = 1000.0, 40.0
+
+
+def large_factor(scores, axis=-1):
+    """The factor f (possibly negative) for large-magnitude inputs in the exercises whose contract
+    involves exp: the largest entry of ``f * scores`` is at least 1000 (far beyond exp's range, which
+    ends near 709.8), and along ``axis`` the two largest entries of every slice differ by at least 40,
+    so that the right weights are one-hot within any tolerance, even computed in float32."""
+    scores = np.asarray(scores, dtype=float)
+    sign = 1.0 if scores.max() > 0 else -1.0
+    signed = np.moveaxis(sign * scores, axis, -1)
+    top = np.sort(signed, axis=-1)
+    gap = np.min(top[..., -1] - top[..., -2]) if signed.shape[-1] > 1 else np.inf
+    return sign * max(LARGE_SCORE / signed.max(), LARGE_GAP / max(gap, 1e-9))
+
+
+# --------------------------------------------------------------------------- contract-shape mistakes
+def _pair(record):
+    """(want as a tuple, returned as a tuple or None)."""
+    want = record.want if isinstance(record.want, tuple) else (record.want,)
+    returned = record.returned
+    return want, (returned if isinstance(returned, tuple) else None)
+
+
+def _returned_single(record):
+    want, _ = _pair(record)
+    got = record.returned
+    if not isinstance(record.want, tuple) or not isinstance(got, np.ndarray):
+        return False
+    names = ("the output", "the weights") if len(want) == 2 else tuple(f"output {i}" for i in range(len(want)))
+    for name, part in zip(names, want):
+        if close(got, part):
+            return f"your function returned only {name}, a single array of shape {got.shape}"
+    return f"your function returned a single array of shape {got.shape}"
+
+
+def _returned_tuple(record):
+    got = record.returned
+    if isinstance(record.want, tuple) or not isinstance(got, tuple):
+        return False
+    first = " (its first array is the right answer)" if close(got[0], record.want) else ""
+    return f"your function returned a tuple of {len(got)} arrays{first}"
+
+
+def _returned_wrong_count(record):
+    want, got = _pair(record)
+    if not isinstance(record.want, tuple) or got is None or len(got) == len(want):
+        return False
+    return f"your function returned {len(got)} arrays"
+
+
+def _swapped_order(record):
+    want, got = _pair(record)
+    if len(want) != 2 or got is None or len(got) != 2 or record.got is None:
+        return False
+    return np.shape(got[0]) == np.shape(want[1]) and np.shape(got[1]) == np.shape(want[0]) and (
+        close(got[0], want[1]) and close(got[1], want[0]))
+
+
+def _transposed(got, want):
+    got, want = np.asarray(got), np.asarray(want, dtype=float)
+    return want.ndim >= 2 and not close(got, want) and close(got, np.swapaxes(want, -1, -2))
+
+
+def _weights_transposed(record):
+    want, got = _pair(record)
+    if len(want) != 2 or got is None or len(got) != 2:
+        return False
+    return close(got[0], want[0]) and _transposed(got[1], want[1])
+
+
+def _output_transposed(record):
+    want, got = _pair(record)
+    if got is None:
+        got = (record.returned,) if isinstance(record.returned, np.ndarray) else None
+    if got is None or len(got) != len(want):
+        return False
+    return _transposed(got[0], want[0]) and all(close(g, w) for g, w in zip(got[1:], want[1:]))
+
+
+def _flattened(record):
+    want, got = _pair(record)
+    got = got if got is not None else (record.returned,) if isinstance(record.returned, np.ndarray) else None
+    if got is None or len(got) != len(want):
+        return False
+    wrong = [(g, w) for g, w in zip(got, want) if not close(g, w)]
+    return bool(wrong) and all(np.shape(g) != np.shape(w) and np.size(g) == np.size(w)
+                               and close(np.ravel(g), np.ravel(w)) for g, w in wrong) and (
+        f"your result has shape {np.shape(wrong[0][0])} instead of {np.shape(wrong[0][1])}")
+
+
+# ........................................................................... the rank probe
+_RANK_WORDS = {0: "no batch axis", 1: "one batch axis", 2: "two batch axes", 3: "three batch axes"}
+
+
+def _lead(record):
+    """Number of leading batch axes of the record's call (of its first batched argument)."""
+    for value, core in zip(record.args, record.batched.cores):
+        if core is not None and isinstance(value, np.ndarray):
+            return value.ndim - core
+    return 0
+
+
+def _with_batch(args, cores, batch):
+    """The record's arguments rebuilt with leading batch shape ``batch``: the first entry of each
+    batched argument, rolled along its rows from one batch entry to the next."""
+    out = []
+    for value, core in zip(args, cores):
+        if core is None or not isinstance(value, np.ndarray) or value.ndim < core:
+            out.append(value)
+            continue
+        base = value.reshape(-1, *value.shape[value.ndim - core:])[0] if value.ndim > core else value
+        count = int(np.prod(batch)) if batch else 1
+        rows = [np.roll(base, k, axis=-2) if base.ndim >= 2 else base for k in range(count)]
+        out.append(np.stack(rows).reshape(*batch, *base.shape) if batch else base.copy())
+    return tuple(out)
+
+
+def _probe(record, lead):
+    """'works', or what goes wrong, when the record's computation runs with ``lead`` batch axes
+    (a result that breaks only the contract's return structure counts as working: that mistake
+    is named by its own entry)."""
+    spec = record.batched
+    batch = (2, 3, 2)[:lead] if spec.any_rank else (3,)[:lead]
+    args = _with_batch(record.args, spec.cores, batch)
+    try:
+        with np.errstate(all="ignore"):
+            want = spec.reference(*args, **record.kwargs)
+    except Exception:
+        return None
+    trial = attempt(record.callee, record.function, args, record.kwargs, want=want, arg_names=())
+    if (trial.error is not None or not _all_close(trial.got, trial.want)) and trial.returned is not None and any(
+            mistake.shown_by(trial) for mistake in _STRUCTURE_MISTAKES):
+        return "works"
+    if trial.error is not None:
+        return "raises"
+    if not _all_close(trial.got, trial.want):
+        got = trial.got if isinstance(trial.got, tuple) else (trial.got,)
+        want = want if isinstance(want, tuple) else (want,)
+        return "wrong shape" if any(np.shape(g) != np.shape(w) for g, w in zip(got, want)) else "wrong values"
+    return "works"
+
+
+def _rank_hint(line, error):
+    """Why a line of the learner's code fits only one number of axes, and what works for any."""
+    line, error = line or "", error or ""
+    fixed = re.search(r"(?:\.transpose|np\.transpose)\(\s*(?:[A-Za-z_][\w.\[\]]*,\s*)?\(?\s*(\d+(?:\s*,\s*\d+)+)",
+                      line)
+    if fixed:
+        count = len(fixed.group(1).split(","))
+        snippet = fixed.group(0) + ")" * (fixed.group(0).count("(") - fixed.group(0).count(")"))
+        return (f"`{snippet}` lists the axes one by one, so it only fits arrays with exactly {count} axes; "
+                "`np.swapaxes(x, -1, -2)` (or `np.moveaxis`) works for any number of leading axes")
+    if re.search(r"\.T\b|np\.transpose\(\s*\w+\s*\)|\.transpose\(\s*\)", line):
+        return ("`.T` (or `np.transpose(x)`) reverses ALL the axes; swap only the last two: "
+                "`np.swapaxes(x, -1, -2)`, which works for any number of leading axes")
+    if "values to unpack" in error:
+        return ("unpacking `x.shape` into a fixed number of names assumes that many axes; take what you need "
+                "from the end: `*batch, n, d = x.shape`, or `x.shape[:-1]` and `x.shape[-1]`")
+    if "reshape" in error or re.search(r"\.reshape\(", line):
+        return ("a reshape to a fixed list of sizes assumes a number of axes; keep the leading ones: "
+                "`x.reshape(*x.shape[:-1], num_heads, d_head)`")
+    if "einstein" in error.lower() or "subscripts" in error or "einsum" in line:
+        return ("einsum subscripts with one letter per axis fix the number of axes; let `...` stand for the "
+                "batch axes: `np.einsum('...nd,...md->...nm', Q, K)`")
+    return ("count the axes from the end (`-1`, `-2`, ...) so that any number of leading batch axes works: "
+            "`np.swapaxes(x, -1, -2)`, `x.shape[-1]`, `np.einsum('...nd,...md->...nm', ...)`")
+
+
+def _rank_bound(record):
+    """The rank probe's finding (computed once per record: it calls the learner's function again)."""
+    if "rank" not in record.probed:
+        if record.callee is None:   # a watcher's copy: only what the grading found
+            return False
+        record.probed["rank"] = _probe_ranks(record)
+    return record.probed["rank"]
+
+
+def _probe_ranks(record):
+    spec = record.batched
+    if spec is None or record.callee is None:
+        return False
+    if record.error is None:
+        want, got = _pair(record)
+        got = got if got is not None else (record.returned,)
+        if all(np.shape(g) == np.shape(w) for g, w in zip(got, want)):
+            return False  # a wrong value at the right shape: a mistake of the formula, not of the rank
+    elif record.error.startswith(STOPPED) or "not implemented" in record.error:
+        return False
+    lead = _lead(record)
+    ranks = {0, 1, 2, lead} if spec.any_rank else {0, 1}
+    if not spec.any_rank and lead != 0:
+        return False
+    outcomes = {rank: (_probe(record, rank) if rank != lead else "fails") for rank in sorted(ranks)}
+    works = [rank for rank, outcome in outcomes.items() if outcome == "works"]
+    fails = [rank for rank, outcome in outcomes.items() if outcome in ("raises", "wrong shape", "fails")]
+    if not works or lead in works:
+        return False
+    function, _, line = where(record.error)
+    if record.error is None:
+        what = "the result has the wrong shape"
+    else:
+        inside = f" in your {function}" if function and function not in ("<module>", record.function) else ""
+        what = f"it raised {WHERE.sub('', record.error)}{inside}" + (f" at `{line}`" if line else "")
+    if not spec.any_rank:
+        return (f"{what}. Your {record.function} works on inputs with a leading batch axis but not on the "
+                f"contract's inputs, which have none: {_unbatched_hint(line, record.error)}")
+    return (f"{what}. Your {record.function} works with {_join(works)} and fails with {_join(fails)}: "
+            f"{_rank_hint(line, record.error)}")
+
+
+def _unbatched_hint(line, error):
+    """What to write instead of code that assumes a (batch, n, d) tensor."""
+    line, error = line or "", error or ""
+    if re.search(r"transpose\(", line):
+        return "for an (n, d) array write `K.T` (or `np.swapaxes(K, -1, -2)`, which works with or without a batch axis)"
+    if "values to unpack" in error:
+        return "unpack two axes, `n, d = X.shape` (or take `X.shape[-1]`, which works with or without a batch axis)"
+    if "einstein" in error.lower() or "subscripts" in error or "einsum" in line:
+        return "drop the batch letter from the einsum subscripts, or write `...` for it: `'...nd,...md->...nm'`"
+    return "index the axes from the end (`-1`, `-2`) so that the code runs with or without a batch axis"
+
+
+def _join(ranks):
+    words = [_RANK_WORDS.get(rank, f"{rank} batch axes") for rank in ranks]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and with " + words[-1]
+
+
+RANK_MESSAGE = ("the contract takes any number of leading batch axes (the `...` in its shapes), so count the "
+                "axes from the end.")
+
+BATCHES_MESSAGE = ("the contract's shapes have no batch axis (one sequence at a time, such as Q of shape (n, d)); "
+                   "code written for (batch, n, d) tensors must be adapted, not wrapped.")
+
+CONTRACT_MISTAKES = (
+    Mistake("returns_single_array",
+            "the contract asks for the pair `(output, weights)`, in that order: `return out, weights`.",
+            _returned_single),
+    Mistake("returns_tuple",
+            "the contract returns a single array here: return only it (for example `return H`, not "
+            "`return H, h`).",
+            _returned_tuple),
+    Mistake("returns_wrong_count",
+            "the contract asks for exactly the pair `(output, weights)`, in that order: `return out, weights`.",
+            _returned_wrong_count),
+    Mistake("outputs_in_wrong_order",
+            "the two results are in the wrong order: the contract returns `(output, weights)`, the output first.",
+            _swapped_order),
+    Mistake("weights_transposed",
+            "the weights are transposed: one row per key. The contract wants shape (..., n, m), row i holding "
+            "query i's weights over the keys (each row sums to 1).",
+            _weights_transposed),
+    Mistake("output_transposed",
+            "the result is transposed (its last two axes are swapped). In the row convention each row is one "
+            "query or token: check the order of the factors (`Q @ K.T`, `weights @ V`) and the shapes in the "
+            "contract.",
+            _output_transposed),
+    Mistake("flattened_result",
+            "the numbers are right but the array is flattened or reshaped: keep one row per query or token "
+            "(`np.stack(rows)` or `np.array(rows)` builds a 2-D array from a list of rows; `np.concatenate` "
+            "glues them into one long vector).",
+            _flattened),
+    Mistake("fixed_rank", RANK_MESSAGE, lambda record: record.batched is not None and record.batched.any_rank
+            and _rank_bound(record)),
+    Mistake("written_for_batches", BATCHES_MESSAGE, lambda record: record.batched is not None
+            and not record.batched.any_rank and _rank_bound(record)),
+)
+_STRUCTURE_MISTAKES = CONTRACT_MISTAKES[:6]
+
+# Looked for after a catalogue's own mistakes, in every exercise.
+SHARED_MISTAKES = (modifies_input("`x -= x.max()` or `Q /= np.sqrt(d)`", "`shifted = x - x.max()`"),
+                   *CONTRACT_MISTAKES)
+
+
+# --------------------------------------------------------------------------- judging
 def _all_close(got, want):
     if isinstance(want, tuple):
         return got is not None and all(close(g, w) for g, w in zip(got, want))
@@ -305,24 +775,80 @@ def _all_close(got, want):
 
 def diagnose(record, mistakes):
     """The message for a wrong answer: the first catalogued mistake that matches, else a plain description."""
+    return _diagnosis(record, mistakes)[1]
+
+
+def _diagnosis(record, mistakes):
+    """(key, message): the key names the mistake (its id) or the kind of plain description."""
     for mistake in mistakes:
         found = mistake.shown_by(record)
         if found:
-            return mistake.text(record, found)
+            return mistake.id, mistake.text(record, found)
     if record.error is not None:
-        return raised(record.call, record.error)
+        return "raised", raised(record.call, record.error)
     got = record.got if isinstance(record.got, tuple) else (record.got,)
     want = record.want if isinstance(record.want, tuple) else (record.want,)
     for index, (g, w) in enumerate(zip(got, want)):
         label = f"output {index} " if len(want) > 1 else ""
         if g.shape != np.shape(w):
-            return f"{record.call}: {label}has shape {g.shape}, expected {np.shape(w)}"
+            return "shape", f"{record.call}: {label}has shape {g.shape}, expected {np.shape(w)}"
         if not np.all(np.isfinite(g)) and np.all(np.isfinite(w)):
-            return f"{record.call}: {label}contains NaN or inf"
+            return "nan", f"{record.call}: {label}contains NaN or inf"
         if not close(g, w):
             error = np.nanmax(np.abs(g - w))
-            return f"{record.call}: {label}has wrong values (largest difference {error:.3g} from the expected result)"
-    return f"{record.call}: wrong result"
+            return "values", (f"{record.call}: {label}has wrong values (largest difference {error:.3g} "
+                              "from the expected result)")
+    return "wrong", f"{record.call}: wrong result"
+
+
+_COLLECTING = contextvars.ContextVar("collecting", default=None)
+MAX_SHOWN, MAX_LENGTH, MAX_TOTAL = 3, 1200, 1900   # diagnoses per test, characters per diagnosis, per test
+
+
+@contextlib.contextmanager
+def collecting():
+    """While the block runs, ``expect`` records every failed call instead of stopping at the first;
+    the block gets the list of (key, message) it fills."""
+    found = []
+    token = _COLLECTING.set(found)
+    try:
+        yield found
+    finally:
+        _COLLECTING.reset(token)
+
+
+def summary(found, extra=None):
+    """One line for a test: the distinct diagnoses of ``found`` (at most MAX_SHOWN, each at most
+    MAX_LENGTH characters), then ``extra`` (how the test itself ended), if any."""
+    shown, seen, more = [], set(), 0
+    for key, message in [*found, *([("end", extra)] if extra else [])]:
+        if key in seen or message in shown:
+            continue
+        message = message if len(message) <= MAX_LENGTH else message[:MAX_LENGTH - 3] + "..."
+        if shown and (len(shown) == MAX_SHOWN or sum(map(len, shown)) + len(message) > MAX_TOTAL):
+            more += 1
+            continue
+        seen.add(key)
+        shown.append(message)
+    text = " | Also: ".join(shown)
+    if more:
+        text += f" | (and {more} more different problem{'s' if more > 1 else ''})"
+    return text
+
+
+def _substitute(record):
+    """Let a check go on after a wrong call: the reference answer stands in for the learner's."""
+    want = record.want
+    record.got = (tuple(as_float_array(np.asarray(w, dtype=float)) for w in want) if isinstance(want, tuple)
+                  else as_float_array(np.asarray(want, dtype=float)))
+
+
+def _fail(record, key, message):
+    found = _COLLECTING.get()
+    if found is None or (record.error or "").startswith(STOPPED):
+        raise AssertionError(message)   # a timeout or a dead process ends the test: the next call would wait too
+    found.append((key, message))
+    _substitute(record)
 
 
 def expect(record, mistakes, *, extra_check=None):
@@ -330,17 +856,23 @@ def expect(record, mistakes, *, extra_check=None):
 
     A wrong answer is named by the first mistake it shows; a right one may still
     show a mistake marked ``even_if_close``.  ``extra_check(record)`` may return
-    a message for a property that no catalogued mistake covers.
+    a message for a property that no catalogued mistake covers.  Inside
+    ``collecting()`` the failure is recorded and the check goes on.
     """
     mistakes = (*mistakes, *SHARED_MISTAKES)
-    for watch in _WATCHERS.get():
-        watch(record)
+    failure = None
     if record.error is not None or not _all_close(record.got, record.want):
-        raise AssertionError(diagnose(record, mistakes))
-    for mistake in mistakes:
-        found = mistake.even_if_close and mistake.shown_by(record)
+        failure = _diagnosis(record, mistakes)
+    else:
+        found = next(((m, f) for m in mistakes if m.even_if_close for f in [m.shown_by(record)] if f), None)
         if found:
-            raise AssertionError(mistake.text(record, found))
-    problem = extra_check(record) if extra_check else None
-    if problem:
-        raise AssertionError(f"{record.call}: {problem}")
+            failure = found[0].id, found[0].text(record, found[1])
+        else:
+            problem = extra_check(record) if extra_check else None
+            failure = ("property", f"{record.call}: {problem}") if problem else None
+    for watch in _WATCHERS.get():
+        # As judged, before a failed call's answer is replaced; without the learner's function,
+        # which may no longer be callable when the watcher looks (the probe's findings are kept).
+        watch(dataclasses.replace(record, callee=None))
+    if failure:
+        _fail(record, *failure)

@@ -203,8 +203,14 @@ def _failure_message(error, test_source):
     return (f"{type(error).__name__}: {error}".splitlines() or [type(error).__name__])[0][:500]
 
 
-def run_tests(exercise, submission, limits=Limits()):
-    """Grade ``submission`` (a NotebookNode) against the source notebook of ``exercise``."""
+def run_tests(exercise, submission, limits=Limits(), draw=None):
+    """Grade ``submission`` (a NotebookNode) against the source notebook of ``exercise``.
+
+    ``draw`` seeds the hidden inputs (``checks.rng``); by default the class run's, from the
+    course's secret (``checks.class_draw``), so that grading the same notebook again gives the
+    same scores.
+    """
+    draw = draw or checks.class_draw(exercise.course)
     source = exercise.source
     deadline = time.monotonic() + limits.total_seconds
     session = _Session(notebooks.learner_cells(submission), limits, deadline)
@@ -214,7 +220,7 @@ def run_tests(exercise, submission, limits=Limits()):
             session.ensure_started()
         except WorkerError:
             pass  # every test below fails with the same reason
-        with checks.grading(exercise):
+        with checks.grading(exercise, draw=draw):
             for test in source.tests:
                 results.append(_run_test(test, source, session, deadline, limits))
     finally:
@@ -228,27 +234,36 @@ def _run_test(test, source, session, deadline, limits):
     namespace.update({name: _Proxy(session, name) for name in source.functions})
     seen = len(session.incidents)
     session.changed = []
-    try:
-        if session.fatal:
-            raise session.fatal
-        if time.monotonic() > deadline:
-            raise WorkerTimeout(f"grading stopped: the whole notebook took more than "
-                                f"{limits.total_seconds:g} s")
-        with contextlib.redirect_stdout(io.StringIO()):  # test cells may print
-            exec(compile(test.source, f"<test {test.grade_id}>", "exec"), namespace)
-    except Exception as error:
-        if isinstance(error, WorkerError):
-            session.incidents.append(error)
-        incident = session.incidents[seen] if len(session.incidents) > seen else None
-        kind = (Kind.TIMEOUT if isinstance(incident, WorkerTimeout) else
-                Kind.CRASHED if incident is not None else Kind.FAILED)
-        message = _failure_message(error, test.source)
-        if kind is Kind.FAILED and session.changed and "changed its input" not in message:
-            message = _changed_input_message(source, *session.changed[0])  # the cause, not its symptom
-        return TestResult(test.grade_id, 0.0, test.points, message, kind)
+    # Every wrong call of the test is diagnosed, not only the first: `expect` collects.
+    with checks.collecting() as found:
+        try:
+            if session.fatal:
+                raise session.fatal
+            if time.monotonic() > deadline:
+                raise WorkerTimeout(f"grading stopped: the whole notebook took more than "
+                                    f"{limits.total_seconds:g} s")
+            with contextlib.redirect_stdout(io.StringIO()):  # test cells may print
+                exec(compile(test.source, f"<test {test.grade_id}>", "exec"), namespace)
+        except Exception as error:
+            if isinstance(error, WorkerError):
+                session.incidents.append(error)
+            kind = _kind(session, seen)
+            message = checks.summary(found, _failure_message(error, test.source))
+            if kind is Kind.FAILED and session.changed and "changed its input" not in message:
+                message = _changed_input_message(source, *session.changed[0])  # the cause, not its symptom
+            return TestResult(test.grade_id, 0.0, test.points, message, kind)
     if session.changed:  # a right answer, but the learner's function wrote into its input
         return TestResult(test.grade_id, 0.0, test.points, _changed_input_message(source, *session.changed[0]))
+    if found:
+        return TestResult(test.grade_id, 0.0, test.points, checks.summary(found), _kind(session, seen))
     return TestResult(test.grade_id, test.points, test.points, "")
+
+
+def _kind(session, seen):
+    """How a failed test ended: the first incident since it started (a timeout, a dead process), if any."""
+    incident = session.incidents[seen] if len(session.incidents) > seen else None
+    return (Kind.TIMEOUT if isinstance(incident, WorkerTimeout) else
+            Kind.CRASHED if incident is not None else Kind.FAILED)
 
 
 def _changed_input_message(source, function, indexes):
@@ -267,4 +282,4 @@ def grade_file(path, limits=Limits(), course=None):
     repository's, or the one packaged with the wheel) and grade it."""
     submission = notebooks.read_notebook(path)
     course = course or default_course()
-    return run_tests(course.identify(submission), submission, limits)
+    return run_tests(course.identify(submission), submission, limits, draw=checks.self_check_draw())

@@ -6,7 +6,7 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, Integer
 
-from . import engine, notebooks
+from . import checks, engine, notebooks
 from .course import Course
 from .sandbox import Limits
 
@@ -55,7 +55,8 @@ class SandboxedExecute(NbGraderPreprocessor):
             raise notebooks.NotebookError(f"{info['notebook']}.ipynb is not a notebook of {exercise.assignment} "
                                           f"(expected {exercise.notebook})")
         source = exercise.source
-        report = engine.run_tests(exercise, nb, self.limits())
+        # The class run's hidden inputs come from the course's secret: a regrade reproduces the grades.
+        report = engine.run_tests(exercise, nb, self.limits(), draw=checks.class_draw(exercise.course))
         present = {notebooks.meta(c).get("grade_id") for c in nb.cells if notebooks.is_test_cell(c)}
         for cell in source.notebook.cells:
             if notebooks.is_test_cell(cell) and notebooks.meta(cell)["grade_id"] not in present:

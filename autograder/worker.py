@@ -21,8 +21,10 @@ copied back.
 """
 import io
 import json
+import linecache
 import struct
 import sys
+import traceback
 
 import numpy as np
 
@@ -142,7 +144,23 @@ def receive(stream):
 def _one_line(error):
     detail = str(error).strip().splitlines()
     text = f"{type(error).__name__}: {detail[0]}" if detail else type(error).__name__
-    return text[:500]
+    return text[:380] + _where(error)
+
+
+def _where(error):
+    """' (in your function f, called from g: `line`)': the learner's innermost function in the
+    traceback, the learner's functions that called it, and its line (the grader names the function
+    where the bug is, not only the one it called)."""
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename.startswith("<cell ")]
+    if not frames or frames[-1].name == "<module>":
+        return ""   # a cell's own statement: the error is shown next to that cell
+    inner = frames[-1]
+    callers = [frame.name for frame in frames[:-1] if frame.name not in ("<module>", inner.name)]
+    text = f" (in your function {inner.name}"
+    if callers:
+        text += f", called from {', '.join(dict.fromkeys(reversed(callers)))}"
+    line = (inner.line or "").strip().replace("`", "'")
+    return text + (f": `{line[:100]}`" if line else "") + ")"
 
 
 class _IPythonStub:
@@ -189,7 +207,10 @@ def serve(requests, replies):
         sys.stdout = sys.stderr = captured
         try:
             if request["op"] == "run_cell":
-                code = compile(request["source"], f"<cell {request['index']}>", "exec")
+                filename = f"<cell {request['index']}>"
+                # Tracebacks can then quote the learner's line (see _where).
+                linecache.cache[filename] = (len(request["source"]), None, request["source"].splitlines(True), filename)
+                code = compile(request["source"], filename, "exec")
                 exec(code, namespace)
                 reply = {"ok": True}
             elif request["op"] == "call":

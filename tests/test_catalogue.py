@@ -1,4 +1,10 @@
-"""The misconception catalogues: every mistake is caught and named; correct variants earn full marks."""
+"""The misconception catalogues: every mistake is caught and named; correct variants earn full marks.
+
+A wrong implementation is ``tests/submissions/NN_name/wrong/<mistake id>.py``, or
+``<mistake id>__<style>.py`` for more of the same mistake written another way (as
+people write it in public code); the id is one of the exercise's catalogue or of the
+shared mistakes (``checks.SHARED_MISTAKES``: the contract's shapes, ranks and dtypes).
+"""
 import pytest
 
 import helpers
@@ -7,6 +13,15 @@ from autograder import checks, engine, notebooks
 WRONG = helpers.implementations("wrong")
 CORRECT = helpers.implementations("correct")
 EXERCISES = helpers.EXERCISES
+
+
+def mistake_id(path):
+    """The mistake a wrong implementation must be named by: its file name up to ``__``."""
+    return path.stem.split("__")[0]
+
+
+def known_mistakes(assignment):
+    return {m.id: m for m in (*checks.SHARED_MISTAKES, *helpers.catalogue(assignment).MISTAKES)}
 
 
 def grade(assignment, code):
@@ -23,7 +38,7 @@ def judged_records(assignment, code):
 
 @pytest.mark.parametrize("assignment, path", WRONG, ids=[f"{a}/{p.stem}" for a, p in WRONG])
 def test_catalogued_mistake_loses_points_and_is_named(assignment, path):
-    mistake = {m.id: m for m in helpers.catalogue(assignment).MISTAKES}[path.stem]
+    mistake = known_mistakes(assignment)[mistake_id(path)]
     report, records = judged_records(assignment, path.read_text())
     failed = [t for t in report.tests if not t.passed]
     assert report.score < report.max_score, f"{path.name} earned full marks"
@@ -46,9 +61,10 @@ def test_correct_alternative_earns_full_marks(assignment, path):
 def test_every_catalogued_mistake_has_a_wrong_implementation(exercise):
     mistakes = [m.id for m in exercise.catalogue.MISTAKES]
     assert len(mistakes) == len(set(mistakes)), f"a mistake id is used twice: {mistakes}"
-    kept = {p.stem for a, p in WRONG if a == exercise.assignment}
-    assert set(mistakes) == kept, (f"mistakes without a wrong implementation: {set(mistakes) - kept}; "
-                                   f"files without a mistake: {kept - set(mistakes)}")
+    kept = {mistake_id(p) for a, p in WRONG if a == exercise.assignment}
+    assert set(mistakes) <= kept, f"mistakes without a wrong implementation: {set(mistakes) - kept}"
+    assert kept <= set(known_mistakes(exercise.assignment)), (
+        f"files named after no mistake: {kept - set(known_mistakes(exercise.assignment))}")
     assert len({p.stem for a, p in CORRECT if a == exercise.assignment}) >= 2
 
 
@@ -72,3 +88,36 @@ def test_masked_weight_not_zero_is_one_entry_wherever_masks_occur():
         if exercise.assignment in with_masks:
             assert [m.message for m in entries] == [checks.MASKED_WEIGHT_NOT_ZERO], exercise.assignment
         assert all(m.message == checks.MASKED_WEIGHT_NOT_ZERO for m in entries)
+
+
+def test_every_shared_mistake_has_a_wrong_implementation():
+    """Each contract-shape mistake of checks.py is shown by some exercise's wrong implementation."""
+    kept = {mistake_id(p) for _, p in WRONG}
+    assert {m.id for m in checks.SHARED_MISTAKES} <= kept, {m.id for m in checks.SHARED_MISTAKES} - kept
+
+
+def _failed_messages(assignment, name):
+    report = grade(assignment, (helpers.SUBMISSIONS / assignment / "wrong" / name).read_text())
+    return {t.grade_id: t.message for t in report.tests if not t.passed}
+
+
+def test_a_crash_does_not_hide_the_mistakes_of_the_other_calls():
+    """The unbatched call crashes; the batched calls of the same test still run and name the bug."""
+    messages = _failed_messages("08_multi_head", "split_no_transpose__fixed_rank.py")
+    split = messages["test_split_heads"]
+    assert "raised ValueError: not enough values to unpack" in split
+    assert known_mistakes("08_multi_head")["split_no_transpose"].message in split
+
+
+def test_the_learner_function_that_raised_is_named_with_its_line():
+    messages = _failed_messages("08_multi_head", "fixed_rank__split_transpose_0213.py")
+    assert "in your split_heads at `batch, seq, d_model = X.shape`" in messages["test_multi_head_self"]
+    assert "works with one batch axis and fails with no batch axis and with two batch axes" in (
+        messages["test_multi_head_self"])
+
+
+def test_a_test_message_is_one_bounded_line():
+    found = [(f"mistake {i}", f"call {i}: " + "x" * 900) for i in range(6)]
+    text = checks.summary(found, "the test's own assertion")
+    assert "\n" not in text and len(text) < 2000 and "more different problems" in text
+    assert text.startswith("call 0: ")

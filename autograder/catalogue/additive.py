@@ -3,7 +3,7 @@
 The hidden test cells of ``solutions/03_additive/additive.ipynb`` call the
 ``check_*`` functions below with the learner's ``additive_scores``,
 ``additive_attention`` and ``additive_attention_all``.  Inputs are random
-(seeded); T_y, T_x, d_h, d_s and d_a are all different, so that a transposed
+(``checks.rng``); T_y, T_x, d_h, d_s and d_a are all different, so that a transposed
 weight or a swapped output changes a shape, and one check uses square weights
 (d_s = d_h = d_a) with non-symmetric matrices, so that a transposed or swapped
 W_a / U_a runs and changes the values.  A wrong answer is matched against
@@ -12,7 +12,8 @@ mistake has a wrong implementation in ``tests/submissions/03_additive/wrong/``.
 """
 import numpy as np
 
-from ..checks import Mistake, attempt, close, expect, reference
+from ..checks import rng as hidden_inputs
+from ..checks import Mistake, attempt, close, expect, large_factor, nan_where_finite, reference
 from ..checks import softmax as _softmax
 
 
@@ -129,6 +130,11 @@ def _no_pair_broadcast(record):
     return _kind(record) == "all" and _shape_error("could not be broadcast")(record)
 
 
+NO_MAX = ("overflow: `np.exp` of a large score is `inf`, and `inf / inf` is `nan`. The softmax over the "
+          "input positions must subtract the largest score first, `np.exp(e - e.max(axis=-1, keepdims=True))`; "
+          "softmax does not change when the same number is subtracted from every score.")
+
+
 MISTAKES = [
     Mistake("outputs_swapped",
             "the two outputs are in the wrong order: return (context, weights), that is (c, alpha) for one step "
@@ -190,6 +196,7 @@ MISTAKES = [
             "(d_a, d_h) and maps each h_j to U_a @ h_j, so for all rows at once H @ U_a.T, of shape (T_x, d_a).",
             lambda record: _variant(transposed=True)(record) or _shape_error(
                 "mismatch in its core dimension", "not aligned", "could not be broadcast")(record)),
+    nan_where_finite("no_max_subtraction", NO_MAX),
 ]
 
 
@@ -212,14 +219,14 @@ def _expect(function, name, args):
 
 def check_additive_scores(additive_scores):
     """Random inputs with T_x, d_h, d_s and d_a all different: one raw score per input position."""
-    rng = np.random.default_rng(301)
+    rng = hidden_inputs("additive_scores")
     for T_x, d_h, d_s, d_a in [(5, 3, 4, 6), (7, 6, 2, 3)]:
         _expect(additive_scores, "additive_scores", _inputs(rng, T_x, d_h, d_s, d_a))
 
 
 def check_additive_attention(additive_attention):
     """Random inputs: weights non-negative, summing to 1 over the input positions; context = weighted sum."""
-    rng = np.random.default_rng(302)
+    rng = hidden_inputs("additive_attention")
     for T_x, d_h, d_s, d_a in [(5, 3, 4, 6), (4, 7, 5, 2)]:
         args = _inputs(rng, T_x, d_h, d_s, d_a)
         context, weights = _expect(additive_attention, "additive_attention", args)
@@ -227,20 +234,28 @@ def check_additive_attention(additive_attention):
             "additive_attention: the weights must be non-negative and sum to 1 over the input positions")
         assert np.allclose(context, weights @ args[1]), (
             "additive_attention: the context must be the weighted sum of the rows of H, alpha @ H")
+    _expect(additive_attention, "additive_attention", _large(_inputs(rng, 6, 3, 4, 5)))
+
+
+def _large(args):
+    """The same inputs with v_a scaled (``checks.large_factor``): scores beyond the range of `np.exp`."""
+    S, H, W_a, U_a, v_a = args
+    return S, H, W_a, U_a, v_a * large_factor(_scores(S, H, W_a, U_a, v_a))
 
 
 def check_additive_attention_all(additive_attention_all):
     """Several decoder steps at once (T_y different from T_x); a single step; every row sums to 1."""
-    rng = np.random.default_rng(303)
+    rng = hidden_inputs("additive_attention_all")
     for T_y, T_x, d_h, d_s, d_a in [(4, 6, 3, 5, 7), (6, 3, 5, 2, 4), (1, 5, 4, 3, 6)]:
         args = _inputs(rng, T_x, d_h, d_s, d_a, T_y=T_y)
         _, weights = _expect(additive_attention_all, "additive_attention_all", args)
         assert np.allclose(weights.sum(axis=-1), 1.0), (
             "additive_attention_all: each row of A (one output step) must sum to 1 over the input positions")
+    _expect(additive_attention_all, "additive_attention_all", _large(_inputs(rng, 5, 3, 4, 6, T_y=3)))
 
 
 def check_square_weights(additive_scores, additive_attention_all):
     """d_s = d_h = d_a with non-symmetric W_a and U_a: a transposed or swapped matrix changes the values."""
-    rng = np.random.default_rng(304)
+    rng = hidden_inputs("square_weights")
     _expect(additive_scores, "additive_scores", _inputs(rng, 5, 4, 4, 4))
     _expect(additive_attention_all, "additive_attention_all", _inputs(rng, 6, 4, 4, 4, T_y=3))

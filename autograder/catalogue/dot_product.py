@@ -2,7 +2,7 @@
 
 Each hidden test cell of ``solutions/04_dot_product/dot_product.ipynb`` calls one
 ``check_*`` function below with the learner's function.  Inputs are random
-(seeded) and never square: the number of queries n, the number of keys m, the
+(``checks.rng``) and never square: the number of queries n, the number of keys m, the
 key size d and the value size d_v all differ, so a transposed score matrix, a
 softmax over the wrong axis or a product with the keys instead of the values
 changes the shape or the values.  A wrong answer is matched against
@@ -11,7 +11,8 @@ mistake has a wrong implementation in ``tests/submissions/04_dot_product/``.
 """
 import numpy as np
 
-from ..checks import Mistake, attempt, close, expect, reference, weights_sum_to_one
+from ..checks import rng as hidden_inputs
+from ..checks import Batched, Mistake, attempt, close, expect, large_factor, no_max_subtraction, reference, weights_sum_to_one
 from ..checks import softmax as _softmax
 
 
@@ -76,6 +77,16 @@ def _columns_row_convention_output(record):
     return close(record.got[0], record.want[0].T) or close(record.got[1], record.want[1].T)
 
 
+def _scaled(record):
+    if record.function == "dot_product_attention":
+        Q, K = _args(record)[:2]
+        return close(_learner_weights(record), _softmax(Q @ K.T / np.sqrt(Q.shape[-1]), axis=-1))
+    if record.function == "dot_product_attention_columns":
+        Q, K = _args(record)[:2]
+        return close(_learner_weights(record), _softmax(K.T @ Q / np.sqrt(Q.shape[0]), axis=0))
+    return False
+
+
 MISTAKES = [
     Mistake("transposed_scores",
             "the score matrix is transposed: you returned K Q^T, shape (m, n), one row per key. In the "
@@ -85,6 +96,10 @@ MISTAKES = [
             "the raw scores are used as weights: without a softmax they are not positive and do not sum "
             "to 1. Apply the softmax over the keys to the scores, then average the values with the result.",
             _no_softmax),
+    Mistake("scaled_scores",
+            "the scores are divided by sqrt(d): that is scaled dot-product attention (chapter 6). Luong's "
+            "dot attention uses the plain dot products: `softmax(Q @ K.T)` over the keys.",
+            _scaled),
     Mistake("softmax_over_queries",
             "the softmax runs over the queries (axis 0), so each column of the weights sums to 1. "
             "Attention normalises each query's scores over the keys: in the row convention use "
@@ -105,33 +120,40 @@ MISTAKES = [
             "convention every vector is a column: return `V @ weights` with shape (d_v, n) and the "
             "weights with shape (m, n), one column per query (the transposes of the row results).",
             _columns_row_convention_output),
+    no_max_subtraction(),
 ]
 
 
 def check_dot_scores(dot_scores):
     """Random non-square Q and K: S[i, j] = q_i . k_j."""
-    rng = np.random.default_rng(401)
+    rng = hidden_inputs("dot_scores")
     for n, m, d in [(3, 5, 4), (6, 2, 3), (1, 4, 7)]:
         Q, K = rng.normal(size=(n, d)), rng.normal(size=(m, d))
-        record = attempt(dot_scores, "dot_scores", (Q, K), want=_ref().dot_scores(Q, K), arg_names=("Q", "K"))
+        record = attempt(dot_scores, "dot_scores", (Q, K), want=_ref().dot_scores(Q, K), arg_names=("Q", "K"),
+                         batched=Batched.unbatched((2, 2), _ref().dot_scores))
         expect(record, MISTAKES)
 
 
 def check_dot_product_attention(dot_product_attention):
     """Random non-square inputs with d != d_v; each row of the weights sums to 1."""
-    rng = np.random.default_rng(402)
-    for n, m, d, d_v in [(3, 5, 4, 2), (4, 2, 3, 6), (1, 6, 5, 3)]:
+    rng = hidden_inputs("dot_product_attention")
+    for n, m, d, d_v, large in [(3, 5, 4, 2, False), (4, 2, 3, 6, False), (1, 6, 5, 3, False), (4, 7, 3, 2, True)]:
         Q, K, V = rng.normal(size=(n, d)), rng.normal(size=(m, d)), rng.normal(size=(m, d_v))
+        if large:                                       # scores above 1000: exp overflows without the max
+            Q = Q * large_factor(Q @ K.T)
         record = attempt(dot_product_attention, "dot_product_attention", (Q, K, V),
-                         want=_ref().dot_product_attention(Q, K, V), arg_names=("Q", "K", "V"))
+                         want=_ref().dot_product_attention(Q, K, V), arg_names=("Q", "K", "V"),
+                         batched=Batched.unbatched((2, 2, 2), _ref().dot_product_attention))
         expect(record, MISTAKES, extra_check=weights_sum_to_one())
 
 
 def check_dot_product_attention_columns(dot_product_attention_columns):
     """Column convention: V Softmax(K^T Q); each column sums to 1; the transposes of the row results."""
-    rng = np.random.default_rng(403)
-    for d, n, m, d_v in [(4, 3, 5, 2), (3, 6, 2, 7), (5, 1, 4, 3)]:
+    rng = hidden_inputs("dot_product_attention_columns")
+    for d, n, m, d_v, large in [(4, 3, 5, 2, False), (3, 6, 2, 7, False), (5, 1, 4, 3, False), (3, 4, 6, 2, True)]:
         Q, K, V = rng.normal(size=(d, n)), rng.normal(size=(d, m)), rng.normal(size=(d_v, m))
+        if large:
+            Q = Q * large_factor(K.T @ Q, axis=0)
         want = _ref().dot_product_attention_columns(Q, K, V)
         record = attempt(dot_product_attention_columns, "dot_product_attention_columns", (Q, K, V),
                          want=want, arg_names=("Q", "K", "V"))

@@ -10,7 +10,8 @@ Every mistake has a wrong implementation in ``tests/submissions/05_general/``.
 """
 import numpy as np
 
-from ..checks import Mistake, attempt, close, expect, reference, weights_sum_to_one
+from ..checks import rng as hidden_inputs
+from ..checks import Batched, Mistake, attempt, close, expect, large_factor, no_max_subtraction, reference, weights_sum_to_one
 from ..checks import softmax as _softmax
 
 
@@ -55,6 +56,13 @@ def _softmax_over_queries(record):
     return close(record.got[1], _softmax(Q @ W.T @ K.T, axis=0))
 
 
+def _scaled(record):
+    if record.function != "general_attention":
+        return False
+    Q, K, W = _QKW(record)
+    return any(close(record.got[1], _softmax(Q @ W.T @ K.T / np.sqrt(d), axis=-1)) for d in set(W.shape))
+
+
 MISTAKES = [
     Mistake("w_not_transposed",
             "W is used the wrong way round: you computed Q W K^T, whose entries are q_i^T W k_j = "
@@ -71,11 +79,16 @@ MISTAKES = [
             "the score matrix is transposed: you returned K W Q^T, shape (m, n), one row per key. In the "
             "row convention row i holds query i's scores: `Q @ W.T @ K.T`, shape (n, m).",
             _transposed_scores),
+    Mistake("scaled_scores",
+            "the scores are divided by a square root of a dimension: Luong's general attention uses "
+            "k_j^T W q_i itself, `softmax(Q @ W.T @ K.T)` over the keys (the scaling belongs to chapter 6).",
+            _scaled),
     Mistake("softmax_over_queries",
             "the softmax runs over the queries (axis 0), so each column of the weights sums to 1. Each "
             "query's scores must be normalised over the keys: `softmax(scores, axis=-1)`, so that every "
             "row of the (n, m) weights sums to 1.",
             _softmax_over_queries),
+    no_max_subtraction(),
 ]
 
 
@@ -90,19 +103,22 @@ def _inputs(rng, n, m, d_q, d_k, d_v=None):
 
 def check_general_scores(general_scores):
     """A square non-symmetric W first (d_q = d_k), then d_q != d_k; never n = m."""
-    rng = np.random.default_rng(501)
+    rng = hidden_inputs("general_scores")
     for n, m, d_q, d_k in [(3, 5, 4, 4), (4, 6, 3, 5), (2, 3, 6, 2)]:
         Q, K, _, W = _inputs(rng, n, m, d_q, d_k)
         record = attempt(general_scores, "general_scores", (Q, K, W), want=_ref().general_scores(Q, K, W),
-                         arg_names=("Q", "K", "W"))
+                         arg_names=("Q", "K", "W"), batched=Batched.unbatched((2, 2, None), _ref().general_scores))
         expect(record, MISTAKES)
 
 
 def check_general_attention(general_attention):
     """As above with values of yet another size d_v; each row of the weights sums to 1."""
-    rng = np.random.default_rng(502)
-    for n, m, d_q, d_k, d_v in [(3, 5, 4, 4, 2), (4, 2, 3, 5, 6), (1, 6, 2, 3, 4)]:
+    rng = hidden_inputs("general_attention")
+    for n, m, d_q, d_k, d_v in [(3, 5, 4, 4, 2), (4, 2, 3, 5, 6), (1, 6, 2, 3, 4), (4, 6, 3, 2, 5)]:
         Q, K, V, W = _inputs(rng, n, m, d_q, d_k, d_v)
+        if n == 4 and m == 6:                           # scores above 1000: exp overflows without the max
+            Q = Q * large_factor(Q @ W.T @ K.T)
         record = attempt(general_attention, "general_attention", (Q, K, V, W),
-                         want=_ref().general_attention(Q, K, V, W), arg_names=("Q", "K", "V", "W"))
+                         want=_ref().general_attention(Q, K, V, W), arg_names=("Q", "K", "V", "W"),
+                         batched=Batched.unbatched((2, 2, 2, None), _ref().general_attention))
         expect(record, MISTAKES, extra_check=weights_sum_to_one())

@@ -2,7 +2,7 @@
 
 Each hidden test cell of ``solutions/08_multi_head/multi_head.ipynb`` calls one
 ``check_*`` function below with the learner's ``split_heads``, ``merge_heads``
-or ``multi_head_attention``.  Inputs are random (seeded) and non-square:
+or ``multi_head_attention``.  Inputs are random (``checks.rng``) and non-square:
 ``n``, ``d_head`` and ``num_heads`` all differ, so a reshape without a
 transpose moves numbers to other places instead of failing; ``sqrt(d_model)``
 differs from ``sqrt(d_head)``; cross-attention uses ``n != m``; batches have
@@ -14,7 +14,9 @@ the mistake.  Every mistake has a wrong implementation in
 """
 import numpy as np
 
-from ..checks import Mistake, attempt, close, expect, masked_weight_not_zero, reference, weights_sum_to_one
+from ..checks import rng as hidden_inputs
+from ..checks import (Batched, Mistake, attempt, close, expect, large_factor, masked_weight_not_zero,
+                      no_max_subtraction, reference, weights_sum_to_one)
 from ..checks import softmax as _softmax
 
 MHA_ARGS = ("X_q", "X_kv", "W_q", "W_k", "W_v", "W_o", "num_heads")
@@ -95,6 +97,23 @@ def _merge_no_transpose(record):
     return record.function == "multi_head_attention" and _same(record.got, _mha(record, merge="no_transpose"))
 
 
+def _heads_axis_not_moved(record):
+    if record.function != "split_heads":
+        return False
+    X, h = np.asarray(record.args[0], dtype=float), int(record.args[1])
+    *lead, n, d_model = X.shape
+    return close(record.got, X.reshape(*lead, n, h, d_model // h))
+
+
+def _single_head(record):
+    if record.function != "multi_head_attention" or record.returned is None:
+        return False
+    got = record.returned if isinstance(record.returned, tuple) else (record.returned,)
+    weights = got[1] if len(got) > 1 else None
+    return weights is not None and np.shape(weights) == np.shape(record.want[1])[:-3] + np.shape(record.want[1])[-2:] \
+        and not close(weights, record.want[1].mean(axis=-3))
+
+
 def _mha_variant(**options):
     return lambda record: record.function == "multi_head_attention" and _same(record.got, _mha(record, **options))
 
@@ -124,6 +143,11 @@ MISTAKES = [
             "reshaped to (d_head, num_heads) instead of (num_heads, d_head). Reshape each row to "
             "(num_heads, d_head), so that head h is the h-th block of d_head consecutive columns.",
             _strided),
+    Mistake("heads_axis_not_moved",
+            "split_heads returned (..., n, num_heads, d_head): the heads axis is still after the tokens. "
+            "Move it before them, `np.swapaxes(X.reshape(*lead, n, num_heads, d_head), -3, -2)`, so that "
+            "each head is a (n, d_head) matrix for the attention.",
+            _heads_axis_not_moved),
     Mistake("merge_no_transpose",
             "merge_heads reshapes straight to (..., n, d_model) without a transpose. With the "
             "heads axis before the token axis, that glues rows of different tokens together. Swap "
@@ -148,6 +172,12 @@ MISTAKES = [
             "the weights are averaged over the heads. Return every head's weights, shape "
             "(..., num_heads, n, m); the average hides what each head attends to.",
             _mha_variant(average=True)),
+    Mistake("single_head",
+            "your weights have no heads axis: the attention ran once over the whole d_model columns. "
+            "Split Q, K and V into num_heads heads of d_head = d_model // num_heads columns, attend in each "
+            "head (scaled by sqrt(d_head)), merge the heads and multiply by W_o; return the weights of every "
+            "head, shape (..., num_heads, n, m).",
+            _single_head),
     Mistake("mask_not_broadcast_over_heads",
             "the batched mask (..., n, m) was applied to scores of shape (..., num_heads, n, m) "
             "without a heads axis, so it could not be broadcast (with as many batch entries as "
@@ -159,6 +189,7 @@ MISTAKES = [
             "the scores where the mask is False to -np.inf, the same mask for every head.",
             _mask_ignored),
     masked_weight_not_zero(_visible_per_head),
+    no_max_subtraction(),
 ]
 
 
@@ -174,7 +205,8 @@ def _projections(rng, d_model):
 def _call_mha(mha, X_q, X_kv, Ws, num_heads, mask=None):
     args = (X_q, X_kv, *Ws, num_heads) + (() if mask is None else (mask,))   # mask: the 8th argument
     want = _ref().multi_head_attention(*args)
-    record = attempt(mha, "multi_head_attention", args, want=want, arg_names=MHA_ARGS + ("mask",))
+    record = attempt(mha, "multi_head_attention", args, want=want, arg_names=MHA_ARGS + ("mask",),
+                     batched=Batched((2, 2, None, None, None, None, None, 2), _ref().multi_head_attention))
     expect(record, MISTAKES, extra_check=weights_sum_to_one("row (in every head)"))
     out, weights = record.got
     return out, weights
@@ -182,20 +214,21 @@ def _call_mha(mha, X_q, X_kv, Ws, num_heads, mask=None):
 
 def check_split_heads(split_heads):
     """One, none and two leading axes; n, d_head and num_heads all different."""
-    rng = np.random.default_rng(801)
+    rng = hidden_inputs("split_heads")
     for shape, h in [((5, 12), 3), ((2, 5, 12), 4), ((2, 3, 4, 6), 2), ((7, 8), 2)]:
         X = rng.normal(size=shape)
         record = attempt(split_heads, "split_heads", (X, h), want=_ref().split_heads(X, h),
-                         arg_names=("X", "num_heads"))
+                         arg_names=("X", "num_heads"), batched=Batched((2, None), _ref().split_heads))
         expect(record, MISTAKES)
 
 
 def check_merge_heads(merge_heads):
     """Merging undoes the split: (..., num_heads, n, d_head) -> (..., n, d_model)."""
-    rng = np.random.default_rng(802)
+    rng = hidden_inputs("merge_heads")
     for shape in [(3, 5, 4), (2, 4, 5, 3), (3, 2, 2, 6, 5)]:
         X = rng.normal(size=shape)
-        record = attempt(merge_heads, "merge_heads", (X,), want=_ref().merge_heads(X), arg_names=("X",))
+        record = attempt(merge_heads, "merge_heads", (X,), want=_ref().merge_heads(X), arg_names=("X",),
+                         batched=Batched((3,), _ref().merge_heads))
         expect(record, MISTAKES)
     X = rng.normal(size=(2, 6, 12))
     record = attempt(merge_heads, "merge_heads", (_ref().split_heads(X, 3),), want=X, arg_names=("X",))
@@ -204,7 +237,7 @@ def check_merge_heads(merge_heads):
 
 def check_mha_self(multi_head_attention):
     """Self-attention without a batch axis: 3 and 4 heads, one head, and permutation equivariance."""
-    rng = np.random.default_rng(803)
+    rng = hidden_inputs("mha_self")
     X = rng.normal(size=(5, 12))
     Ws = _projections(rng, 12)
     out, weights = _call_mha(multi_head_attention, X, X, Ws, 3)
@@ -219,16 +252,22 @@ def check_mha_self(multi_head_attention):
 
 def check_mha_cross(multi_head_attention):
     """Cross-attention (n != m) with one and two batch axes."""
-    rng = np.random.default_rng(804)
+    rng = hidden_inputs("mha_cross")
     Ws = _projections(rng, 12)
     _call_mha(multi_head_attention, rng.normal(size=(4, 12)), rng.normal(size=(6, 12)), Ws, 3)
     _call_mha(multi_head_attention, rng.normal(size=(2, 4, 12)), rng.normal(size=(2, 6, 12)), Ws, 3)
     _call_mha(multi_head_attention, rng.normal(size=(2, 3, 4, 12)), rng.normal(size=(2, 3, 6, 12)), Ws, 4)
+    # Large scores (above 1000) in every head: exp overflows unless the softmax subtracts the maximum.
+    X_q, X_kv = rng.normal(size=(4, 12)), rng.normal(size=(6, 12))
+    W_q, W_k, W_v, W_o = Ws
+    Q, K = _ref().split_heads(X_q @ W_q, 3), _ref().split_heads(X_kv @ W_k, 3)      # (3, 4, 4), (3, 6, 4)
+    factor = large_factor(Q @ np.swapaxes(K, -1, -2) / np.sqrt(4))
+    _call_mha(multi_head_attention, X_q, X_kv, [W_q * factor, W_k, W_v, W_o], 3)
 
 
 def check_mha_mask(multi_head_attention):
     """A causal (n, n) mask, a padding mask (B, 1, m) and a full (B, n, m) mask; masked weights exactly 0."""
-    rng = np.random.default_rng(805)
+    rng = hidden_inputs("mha_mask")
     Ws = _projections(rng, 12)
     X = rng.normal(size=(2, 5, 12))
     causal = np.tril(np.ones((5, 5), dtype=bool))

@@ -2,7 +2,7 @@
 
 Each hidden test cell of ``solutions/09_online_softmax/online_softmax.ipynb``
 calls one ``check_*`` function below with the learner's
-``online_softmax_attention(Q, K, V, block_size)``.  Inputs are random (seeded)
+``online_softmax_attention(Q, K, V, block_size)``.  Inputs are random (``checks.rng``)
 with n != m and d != d_v, and block sizes that divide m, that leave a partial
 last block, that equal m, exceed m, or are 1.  The right answer is the naive
 softmax(Q K^T / sqrt(d)) V, which the reference solution reproduces.  A wrong
@@ -14,7 +14,8 @@ Every mistake has a wrong implementation in ``tests/submissions/09_online_softma
 """
 import numpy as np
 
-from ..checks import Mistake, attempt, close, expect, modifies_input, reference
+from ..checks import rng as hidden_inputs
+from ..checks import Batched, Mistake, attempt, close, expect, modifies_input, reference
 
 ARG_NAMES = ("Q", "K", "V", "block_size")
 
@@ -169,14 +170,14 @@ MISTAKES = [
 def _expect(function, Q, K, V, block_size, memory_bound=None):
     args = (Q, K, V, block_size)
     record = attempt(function, "online_softmax_attention", args, want=_ref(*args), arg_names=ARG_NAMES,
-                     memory_bound=memory_bound)
+                     memory_bound=memory_bound, batched=Batched.unbatched((2, 2, 2, None), _ref))
     expect(record, MISTAKES)
     return record.got
 
 
 def check_random(online_softmax_attention):
     """Random non-square inputs; block sizes that divide m, leave a partial block, equal or exceed m, or are 1."""
-    rng = np.random.default_rng(901)
+    rng = hidden_inputs("random")
     for n, m, d, d_v, block_size in [(5, 12, 4, 3, 4), (7, 10, 6, 2, 3), (9, 23, 8, 5, 5),
                                      (4, 9, 5, 7, 9), (6, 5, 3, 4, 8), (3, 11, 2, 5, 1)]:
         Q = rng.normal(scale=1.5, size=(n, d))
@@ -187,7 +188,7 @@ def check_random(online_softmax_attention):
 
 def check_large_scores(online_softmax_attention):
     """Scores of magnitude about 1000: no overflow, no 0/0, including a query whose scores are all very negative."""
-    rng = np.random.default_rng(902)
+    rng = hidden_inputs("large_scores")
     n, m, d, d_v = 6, 14, 4, 3
     direction = np.ones(d) / np.sqrt(d)
     K = rng.normal(size=(m, d)) + 40.0 * direction                  # every key points roughly along `direction`
@@ -201,7 +202,7 @@ def check_large_scores(online_softmax_attention):
 
 def check_memory(online_softmax_attention):
     """Peak memory during the call: far below one (n, m) score matrix."""
-    rng = np.random.default_rng(903)
+    rng = hidden_inputs("memory")
     n, m, d, d_v, block_size = 1024, 2048, 16, 8, 64
     Q, K, V = rng.normal(size=(n, d)), rng.normal(size=(m, d)), rng.normal(size=(m, d_v))
     bound = 8 * (8 * n * block_size) + 8 * (8 * n * (d + d_v))       # a few blocks and accumulators, in bytes

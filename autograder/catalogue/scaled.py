@@ -2,7 +2,7 @@
 
 Each hidden test cell of ``solutions/06_scaled/scaled.ipynb`` calls one
 ``check_*`` function below with the learner's ``scaled_dot_product_attention``.
-Inputs are random (seeded) with n != m and d_k != d_v (so dividing by d_k or by
+Inputs are random (``checks.rng``) with n != m and d_k != d_v (so dividing by d_k or by
 sqrt(d_v) instead of sqrt(d_k) changes the values), batch sizes that differ
 from every other axis (so ``K.T``, which reverses *all* axes, cannot line up),
 and masks whose every row has at least one visible and one hidden key (so an
@@ -11,9 +11,13 @@ answer is matched against ``MISTAKES`` in order; the first symptom that fits
 names the mistake.  Every mistake has a wrong implementation in
 ``tests/submissions/06_scaled/``.
 """
+import re
+
 import numpy as np
 
-from ..checks import ATOL, RTOL, Mistake, attempt, close, expect, masked_weight_not_zero, reference, weights_sum_to_one
+from ..checks import rng as hidden_inputs
+from ..checks import (ATOL, RTOL, Batched, Mistake, attempt, close, expect, large_factor, masked_weight_not_zero,
+                      no_max_subtraction, reference, weights_sum_to_one, where)
 from ..checks import softmax as _softmax
 
 
@@ -82,6 +86,11 @@ def _ignored_mask(record):
     return mask is not None and _weights_are(record, _softmax(S / np.sqrt(Q.shape[-1])))
 
 
+def _mask_added(record):
+    Q, K, V, mask, S = _parts(record)
+    return mask is not None and _weights_are(record, _softmax(S / np.sqrt(Q.shape[-1]) + mask))
+
+
 def _softmax_over_queries(record):
     Q, K, V, mask, S = _parts(record)
     return _weights_are(record, _softmax(_fill(S / np.sqrt(Q.shape[-1]), mask), axis=-2))
@@ -90,6 +99,9 @@ def _softmax_over_queries(record):
 def _k_transpose_batched(record):
     if record.error is None or np.ndim(record.args[1]) < 3 or "not implemented" in record.error:
         return False
+    line = where(record.error)[2]
+    if line and not re.search(r"\.T\b|transpose\(\s*\w*\s*\)", line):
+        return False  # the line that raised is not a full transpose: the rank probe says what it is
     text = record.error.lower()
     return any(word in text for word in ("mismatch", "broadcast", "aligned", "shape"))
 
@@ -134,6 +146,11 @@ MISTAKES = [
             "weights. Before the softmax, replace the scores where the mask is False by -inf: "
             "`np.where(mask, scores, -np.inf)` (it broadcasts the mask over the batch axes).",
             _ignored_mask),
+    Mistake("mask_added",
+            "the boolean mask is ADDED to the scores: True counts as 1 and False as 0, so every key stays "
+            "visible and the visible ones just get a bonus. Replace the blocked scores instead: "
+            "`np.where(mask, scores, -np.inf)` (or add `np.where(mask, 0.0, -np.inf)`).",
+            _mask_added),
     Mistake("softmax_over_queries",
             "the softmax runs over the queries (axis -2), so each column of the weights sums to 1. Each "
             "query's scores must be normalised over the keys: `softmax(scores, axis=-1)`.",
@@ -145,13 +162,17 @@ MISTAKES = [
             "last two axes: `np.swapaxes(K, -1, -2)`, or write the product as "
             "`np.einsum('...nd,...md->...nm', Q, K)`.",
             _k_transpose_batched),
+    no_max_subtraction(),
 ]
+
+# Q, K, V and the mask have two core axes each; any number of batch axes may lead.
+BATCHED = Batched((2, 2, 2, 2), lambda *args, **kwargs: _ref(*args, **kwargs))
 
 
 def _expect(function, Q, K, V, *mask):
     names = ("Q", "K", "V", "mask")[:3 + len(mask)]
     record = attempt(function, "scaled_dot_product_attention", (Q, K, V, *mask), want=_ref(Q, K, V, *mask),
-                     arg_names=names)
+                     arg_names=names, batched=BATCHED)
     expect(record, MISTAKES, extra_check=weights_sum_to_one())
     return record.got
 
@@ -172,22 +193,24 @@ def _mask_with_both(rng, shape):
 
 def check_unbatched(scaled_dot_product_attention):
     """Unbatched (n, d_k) inputs, d_k != d_v, called without a mask and with mask=None."""
-    rng = np.random.default_rng(601)
+    rng = hidden_inputs("unbatched")
     for n, m, d_k, d_v in [(3, 5, 8, 2), (4, 2, 3, 6)]:
         _expect(scaled_dot_product_attention, *_inputs(rng, (), n, m, d_k, d_v))
     _expect(scaled_dot_product_attention, *_inputs(rng, (), 1, 6, 5, 3), None)
+    Q, K, V = _inputs(rng, (), 4, 7, 3, 2)                  # scores above 1000: exp overflows without the max
+    _expect(scaled_dot_product_attention, Q * large_factor(Q @ K.T / np.sqrt(3)), K, V)
 
 
 def check_batched(scaled_dot_product_attention):
     """One leading batch axis, then two; batch sizes differ from n, m, d_k and d_v."""
-    rng = np.random.default_rng(602)
+    rng = hidden_inputs("batched")
     _expect(scaled_dot_product_attention, *_inputs(rng, (2,), 3, 5, 4, 6))
     _expect(scaled_dot_product_attention, *_inputs(rng, (2, 3), 4, 6, 5, 7))
 
 
 def check_mask(scaled_dot_product_attention):
     """A boolean (n, m) mask on unbatched inputs: masked weights exactly 0, rows sum to 1."""
-    rng = np.random.default_rng(603)
+    rng = hidden_inputs("mask")
     for n, m, d_k, d_v in [(4, 6, 5, 3), (3, 4, 2, 5)]:
         Q, K, V = _inputs(rng, (), n, m, d_k, d_v)
         _expect(scaled_dot_product_attention, Q, K, V, _mask_with_both(rng, (n, m)))
@@ -195,7 +218,7 @@ def check_mask(scaled_dot_product_attention):
 
 def check_mask_batched(scaled_dot_product_attention):
     """Masks broadcast over batch axes: one (n, m) mask for all, a padding mask (B, 1, m), a full (B, n, m)."""
-    rng = np.random.default_rng(604)
+    rng = hidden_inputs("mask_batched")
     B, n, m, d_k, d_v = 3, 4, 6, 5, 2
     Q, K, V = _inputs(rng, (B,), n, m, d_k, d_v)
     _expect(scaled_dot_product_attention, Q, K, V, _mask_with_both(rng, (n, m)))

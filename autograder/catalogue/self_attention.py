@@ -2,7 +2,7 @@
 
 Each hidden test cell of ``solutions/07_self_attention/self_attention.ipynb``
 calls one ``check_*`` function below with the learner's ``causal_mask`` or
-``self_attention``.  Inputs are random (seeded) and chosen so that no mistake
+``self_attention``.  Inputs are random (``checks.rng``) and chosen so that no mistake
 can hide: ``d_model``, ``d_k`` and ``d_v`` all differ (so using ``W_q`` for
 the keys, skipping the value projection or scaling by ``sqrt(d_model)`` all
 change the answer), the weights are random and non-symmetric, and the causal
@@ -12,7 +12,9 @@ Every mistake has a wrong implementation in ``tests/submissions/07_self_attentio
 """
 import numpy as np
 
-from ..checks import Mistake, attempt, close, expect, masked_weight_not_zero, reference
+from ..checks import rng as hidden_inputs
+from ..checks import (Batched, Mistake, additive_mask, attempt, close, expect, large_factor, masked_weight_not_zero,
+                      no_max_subtraction, reference)
 from ..checks import softmax as _softmax
 
 
@@ -116,6 +118,7 @@ def _values_not_projected(record):
 
 
 MISTAKES = [
+    additive_mask("causal_mask"),
     Mistake("causal_upper_triangle",
             "the causal mask lets each token see the FUTURE: it is True where j >= i (the upper "
             "triangle), so query i attends to later tokens and never to earlier ones. A decoder "
@@ -172,6 +175,7 @@ MISTAKES = [
             "the values with their own matrix; the output then has d_v columns.",
             _values_not_projected),
     masked_weight_not_zero(_visible),
+    no_max_subtraction(),
 ]
 
 
@@ -184,7 +188,8 @@ def _call_self_attention(self_attention, X, W_q, W_k, W_v, causal=None):
     kwargs = {} if causal is None else {"causal": causal}
     want = _ref().self_attention(X, W_q, W_k, W_v, **kwargs)
     record = attempt(self_attention, "self_attention", (X, W_q, W_k, W_v), kwargs, want=want,
-                     arg_names=("X", "W_q", "W_k", "W_v"))
+                     arg_names=("X", "W_q", "W_k", "W_v"),
+                     batched=Batched.unbatched((2, None, None, None), _ref().self_attention))
     expect(record, MISTAKES)
     return record.got
 
@@ -199,7 +204,8 @@ def _inputs(rng, n, d_model, d_k, d_v):
 
 def check_causal_mask(causal_mask):
     """Shapes, the lower triangle with the diagonal, and a boolean dtype."""
-    for n in (5, 8, 1):
+    rng = hidden_inputs("causal_mask")
+    for n in (int(rng.integers(4, 8)), int(rng.integers(8, 12)), 1):
         record = attempt(causal_mask, "causal_mask", (n,), want=_ref().causal_mask(n), arg_names=("n",))
         expect(record, MISTAKES)
     mask = np.asarray(causal_mask(6))
@@ -209,7 +215,7 @@ def check_causal_mask(causal_mask):
 
 def check_self_attention(self_attention):
     """No mask: random non-square projections, rows sum to 1, permutation equivariance."""
-    rng = np.random.default_rng(701)
+    rng = hidden_inputs("self_attention")
     for n, d_model, d_k, d_v in [(6, 5, 3, 4), (4, 7, 2, 6)]:
         X, W_q, W_k, W_v = _inputs(rng, n, d_model, d_k, d_v)
         out, weights = _call_self_attention(self_attention, X, W_q, W_k, W_v)
@@ -222,12 +228,16 @@ def check_self_attention(self_attention):
         "self_attention: permuting the rows of X must permute the rows of the output the same way")
     assert np.allclose(weights_p, weights[perm][:, perm], rtol=1e-4, atol=1e-6), (
         "self_attention: permuting the rows of X must permute both axes of the weights")
+    # Large scores (above 1000): exp overflows unless the softmax subtracts the maximum.
+    X, W_q, W_k, W_v = _inputs(rng, 5, 6, 4, 3)
+    scores = (X @ W_q) @ (X @ W_k).T / np.sqrt(4)
+    _call_self_attention(self_attention, X, W_q * large_factor(scores), W_k, W_v)
 
 
 def check_self_attention_causal(self_attention):
     """causal=True: the future gets weight exactly 0, the first token sees only itself,
     and row i of the output does not depend on later tokens."""
-    rng = np.random.default_rng(702)
+    rng = hidden_inputs("self_attention_causal")
     for n, d_model, d_k, d_v in [(6, 5, 3, 4), (5, 8, 4, 2)]:
         X, W_q, W_k, W_v = _inputs(rng, n, d_model, d_k, d_v)
         out, weights = _call_self_attention(self_attention, X, W_q, W_k, W_v, causal=True)

@@ -2,7 +2,7 @@
 
 The hidden test cells of ``solutions/02_seq2seq/seq2seq.ipynb`` call the
 ``check_*`` functions below with the learner's ``rnn_encoder`` and
-``fixed_context``.  Inputs are random (seeded) with T, d_x and d_h all
+``fixed_context``.  Inputs are random (``checks.rng``) with T, d_x and d_h all
 different and a non-symmetric recurrent matrix, so that a transposed weight,
 a missing recurrence or an extra row changes the shape or the values.  A wrong
 answer is matched against ``MISTAKES`` in order; the first symptom that fits
@@ -11,7 +11,8 @@ names the mistake.  Every mistake has a wrong implementation in
 """
 import numpy as np
 
-from ..checks import Mistake, attempt, close, expect, reference
+from ..checks import rng as hidden_inputs
+from ..checks import Batched, Mistake, attempt, close, expect, nan_where_finite, reference
 
 
 def _ref():
@@ -76,6 +77,11 @@ def _context(reduce):
 
 
 MISTAKES = [
+    Mistake("returns_last_state",
+            "rnn_encoder returned only the last state, shape (d_h,). It must return every state, one per "
+            "input step, stacked into H of shape (T, d_h); the last one is what fixed_context picks from H.",
+            lambda record: _is_encoder(record) and record.got is not None and np.shape(record.got) == np.shape(
+                record.want)[1:] and close(record.got, record.want[-1]) and len(record.want) > 1),
     Mistake("recurrence_missing",
             "each state depends only on its own input: the previous state never enters the update, so "
             "H[t] = tanh(X[t] @ W_xh + b_h). An RNN carries the past forward: "
@@ -103,6 +109,17 @@ MISTAKES = [
             "the bias b_h is missing from the update. Add it inside the tanh at every step: "
             "tanh(X[t] @ W_xh + H[t-1] @ W_hh + b_h).",
             _bias_missing),
+    Mistake("column_convention",
+            "the weights are applied in the column convention (`W_xh @ x_t`, `W_hh @ h`), which does not fit "
+            "their shapes here: W_xh is (d_x, d_h) and W_hh is (d_h, d_h), made for row vectors. In this book's "
+            "row convention the update is `np.tanh(x_t @ W_xh + h @ W_hh + b_h)`.",
+            lambda record: _is_encoder(record) and record.error is not None and any(
+                phrase in record.error for phrase in ("not aligned", "mismatch in its core dimension"))),
+    nan_where_finite(
+        "tanh_overflow",
+        "your states contain `nan` for large inputs: a hand-written tanh (e^a - e^-a) / (e^a + e^-a) "
+        "overflows to inf / inf once |a| exceeds about 710, although tanh(a) is simply +-1 there. Use "
+        "`np.tanh`, which is exact for every input (or the stable form 1 - 2 / (np.exp(2 * a) + 1))."),
     Mistake("first_state",
             "you returned the FIRST encoder state H[0]. It has read only x_1; the vector a plain "
             "encoder-decoder hands to its decoder is the state after the whole input has been read, the last "
@@ -133,14 +150,15 @@ def _parameters(rng, T, d_x, d_h):
 
 def _expect_encoder(rnn_encoder, args):
     names = ("X", "W_xh", "W_hh", "b_h", "h0")[:len(args)]
-    record = attempt(rnn_encoder, "rnn_encoder", args, want=_ref().rnn_encoder(*args), arg_names=names)
+    record = attempt(rnn_encoder, "rnn_encoder", args, want=_ref().rnn_encoder(*args), arg_names=names,
+                     batched=Batched.unbatched((2, None, None, None, 1)[:len(args)], _ref().rnn_encoder))
     expect(record, MISTAKES)
     return record.got
 
 
 def check_rnn_encoder(rnn_encoder):
     """Random inputs with T, d_x and d_h all different; h0 left out or None; a single step."""
-    rng = np.random.default_rng(201)
+    rng = hidden_inputs("rnn_encoder")
     for T, d_x, d_h in [(5, 3, 4), (7, 2, 6)]:
         X, W_xh, W_hh, b_h = _parameters(rng, T, d_x, d_h)
         H = _expect_encoder(rnn_encoder, (X, W_xh, W_hh, b_h))
@@ -149,11 +167,14 @@ def check_rnn_encoder(rnn_encoder):
     _expect_encoder(rnn_encoder, (X, W_xh, W_hh, b_h, None))
     X, W_xh, W_hh, b_h = _parameters(rng, 1, 3, 5)
     _expect_encoder(rnn_encoder, (X, W_xh, W_hh, b_h))
+    # Large inputs: pre-activations up to 1500, where tanh is +-1 (and e^a overflows above about 710).
+    X, W_xh, W_hh, b_h = _parameters(rng, 5, 3, 4)
+    _expect_encoder(rnn_encoder, (X * (1500.0 / np.abs(X @ W_xh).max()), W_xh, W_hh, b_h))
 
 
 def check_rnn_encoder_h0(rnn_encoder):
     """A given, non-zero initial state h0."""
-    rng = np.random.default_rng(202)
+    rng = hidden_inputs("rnn_encoder_h0")
     for T, d_x, d_h in [(4, 3, 5), (6, 5, 2)]:
         X, W_xh, W_hh, b_h = _parameters(rng, T, d_x, d_h)
         h0 = rng.uniform(-0.9, 0.9, size=d_h)
@@ -162,7 +183,7 @@ def check_rnn_encoder_h0(rnn_encoder):
 
 def check_fixed_context(fixed_context):
     """States of random encoders with T different from d_h: the result is the last state, (d_h,)."""
-    rng = np.random.default_rng(203)
+    rng = hidden_inputs("fixed_context")
     for T, d_x, d_h in [(6, 3, 4), (3, 2, 5), (1, 2, 3)]:
         H = _ref().rnn_encoder(*_parameters(rng, T, d_x, d_h))          # (T, d_h)
         record = attempt(fixed_context, "fixed_context", (H,), want=_ref().fixed_context(H), arg_names=("H",))

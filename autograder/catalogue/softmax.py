@@ -2,7 +2,7 @@
 
 Each hidden test cell of ``solutions/01_softmax/softmax.ipynb`` calls one
 ``check_*`` function below with the learner's ``softmax``.  Inputs are random
-(seeded), non-square, with large magnitudes, ``axis=0``, 3-D arrays and
+(``checks.rng``), non-square, with large magnitudes, ``axis=0``, 3-D arrays and
 ``-inf`` entries.  A wrong answer is matched against ``MISTAKES`` in order; the
 first symptom that fits names the mistake.  Every mistake has a wrong
 implementation in ``tests/submissions/01_softmax/`` and a test that grading it
@@ -10,6 +10,7 @@ shows this message.
 """
 import numpy as np
 
+from ..checks import rng as hidden_inputs
 from ..checks import Mistake, attempt, close, expect, modifies_input, reference
 
 
@@ -25,6 +26,19 @@ def _x(record):
     return np.asarray(record.args[0], dtype=float)
 
 
+def _global_max(record):
+    """The maximum of the whole array was subtracted: rows far below it underflow to 0 / 0."""
+    x, axis = _x(record), _axis(record)
+    if x.ndim < 2 or record.got is None:
+        return False
+    with np.errstate(all="ignore"):
+        e = np.exp(x - np.max(x))
+        mistaken = e / np.sum(e, axis=axis, keepdims=True)
+    if close(mistaken, record.want):
+        return False  # on these inputs the global maximum does no harm
+    return bool(np.all(np.isclose(record.got, mistaken, rtol=1e-4, atol=1e-6, equal_nan=True)))
+
+
 def _overflowed(record):
     return (record.got is not None and not np.all(np.isfinite(record.got)) and np.all(np.isfinite(record.want))
             and np.nanmax(np.abs(_x(record)[np.isfinite(_x(record))])) > 700)
@@ -32,11 +46,25 @@ def _overflowed(record):
 
 def _one_hot(record):
     got = record.got
-    return got is not None and np.all((got == 0) | (got == 1)) and not np.all((record.want == 0) | (record.want == 1))
+    return (got is not None and np.all((got == 0) | (got == 1)) and not np.all((record.want == 0) | (record.want == 1))
+            and not _axis_ignored(record))  # large scores normalised along the wrong axis look one-hot too
 
 
 def _axis_ignored(record):
     return _x(record).ndim > 1 and _axis(record) % _x(record).ndim != _x(record).ndim - 1 and close(record.got, _ref(_x(record), axis=-1))
+
+
+def _fixed_axis(record):
+    """Normalised along one fixed axis whatever ``axis`` says: the axis that fits, if any."""
+    x, axis = _x(record), _axis(record)
+    for other in range(x.ndim):
+        if other != axis % x.ndim and close(record.got, _ref(x, axis=other)):
+            return f"your result is normalised along axis {other}, not along axis={axis}"
+    return False
+
+
+def _axis_out_of_bounds(record):
+    return record.error is not None and "out of bounds" in record.error
 
 
 def _whole_array(record):
@@ -64,6 +92,11 @@ def _neg_inf_not_zero(record):
 
 MISTAKES = [
     modifies_input("`x -= x.max()`", "`shifted = x - x.max(...)`"),
+    Mistake("global_max_subtraction",
+            "you subtract the maximum of the WHOLE array (`np.max(x)` without `axis`): a slice whose scores "
+            "are all far below that maximum underflows, exp gives 0 everywhere in it, and 0 / 0 is `nan`. "
+            "Subtract each slice's own maximum: `x - np.max(x, axis=axis, keepdims=True)`.",
+            _global_max),
     Mistake("no_max_subtraction",
             "overflow: `np.exp` of a large score is `inf`, and `inf / inf` is `nan`. Subtract the "
             "maximum along `axis` (with `keepdims=True`) before `np.exp`; softmax does not change "
@@ -78,6 +111,14 @@ MISTAKES = [
             "the `axis` argument is ignored: the result is normalised along the last axis. Pass "
             "`axis=axis` to every reduction (`np.max` and `np.sum`).",
             _axis_ignored),
+    Mistake("fixed_axis",
+            "the reductions use a fixed axis instead of the `axis` argument. Pass `axis=axis, "
+            "keepdims=True` to `np.max` and `np.sum`.",
+            _fixed_axis),
+    Mistake("axis_hard_coded",
+            "your softmax names a fixed axis (such as `axis=1`) that a 1-D input does not have. Use the "
+            "`axis` argument in every reduction: `np.max(x, axis=axis, keepdims=True)`.",
+            _axis_out_of_bounds),
     Mistake("whole_array",
             "normalised over the whole array: all entries together sum to 1, instead of each slice "
             "along `axis`. Reduce with `axis=axis, keepdims=True`.",
@@ -107,7 +148,7 @@ def _expect(softmax, x, axis=None):
 
 def check_random(softmax):
     """Random non-square inputs along the default axis; rows sum to 1; shift invariance."""
-    rng = np.random.default_rng(101)
+    rng = hidden_inputs("random")
     for shape in [(7,), (4, 9), (6, 3)]:
         x = rng.normal(scale=2.0, size=shape)
         got = _expect(softmax, x)
@@ -120,15 +161,18 @@ def check_random(softmax):
 
 def check_large(softmax):
     """Scores of large magnitude: no overflow, no NaN."""
-    rng = np.random.default_rng(102)
+    rng = hidden_inputs("large")
     _expect(softmax, np.array([1000.0, 0.0, -1000.0]))
     _expect(softmax, rng.normal(scale=800.0, size=(5, 4)))
     _expect(softmax, np.array([[1e4, 1e4 - 1.0, -1e4]]), axis=-1)
+    # Rows far apart: each needs its own maximum (a row 1100 below the largest score underflows with the global one).
+    offsets = np.array([[800.0], [-300.0], [-1800.0]])
+    _expect(softmax, rng.normal(scale=3.0, size=(3, 5)) + offsets)
 
 
 def check_axis(softmax):
     """axis=0 on a non-square matrix, and every axis of a 3-D array."""
-    rng = np.random.default_rng(103)
+    rng = hidden_inputs("axis")
     got = _expect(softmax, rng.normal(size=(4, 7)), axis=0)
     assert np.allclose(got.sum(axis=0), 1.0), "softmax(x, axis=0): each column must sum to 1"
     x = rng.normal(scale=3.0, size=(2, 3, 5))
@@ -138,7 +182,10 @@ def check_axis(softmax):
 
 def check_neg_inf(softmax):
     """-inf entries get weight exactly 0; the others still sum to 1."""
-    x = np.array([[0.5, -np.inf, 2.0, -1.0], [-np.inf, -np.inf, 3.0, 3.0], [1.0, 2.0, 3.0, -np.inf]])
+    rng = hidden_inputs("neg_inf")
+    x = rng.normal(scale=2.0, size=(3, 4))
+    x[0, 1] = x[1, 0] = x[1, 1] = x[2, 3] = -np.inf         # every row keeps finite entries
+    x[1, 3] = x[1, 2]                                        # a tie among the finite ones
     got = _expect(softmax, x)
     assert np.allclose(got.sum(axis=-1), 1.0), "softmax: each row must sum to 1"
     _expect(softmax, x.T.copy(), axis=0)

@@ -1,0 +1,2 @@
+def fixed_context(H):
+    return H.T[-1]

@@ -1,0 +1,5 @@
+def rnn_encoder(X, W_xh, W_hh, b_h, h0=None):
+    h = np.zeros(W_hh.shape[0]) if h0 is None else h0
+    for x_t in X:
+        h = np.tanh(x_t @ W_xh + h @ W_hh + b_h)
+    return h

@@ -1,0 +1,11 @@
+def _tanh(a):
+    return (np.exp(a) - np.exp(-a)) / (np.exp(a) + np.exp(-a))
+
+
+def rnn_encoder(X, W_xh, W_hh, b_h, h0=None):
+    h = np.zeros(W_hh.shape[0]) if h0 is None else h0
+    states = []
+    for x_t in X:
+        h = _tanh(x_t @ W_xh + h @ W_hh + b_h)
+        states.append(h)
+    return np.stack(states)

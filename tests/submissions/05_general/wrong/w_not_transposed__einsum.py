@@ -1,0 +1,2 @@
+def general_scores(Q, K, W):
+    return np.einsum("nd,de,me->nm", Q, W, K)

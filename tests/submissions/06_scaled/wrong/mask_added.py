@@ -1,0 +1,6 @@
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        scores = scores + mask
+    weights = softmax(scores, axis=-1)
+    return weights @ V, weights

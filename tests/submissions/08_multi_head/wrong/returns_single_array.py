@@ -1,0 +1,9 @@
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O."""
+    Q = split_heads(X_q @ W_q, num_heads)
+    K = split_heads(X_kv @ W_k, num_heads)
+    V = split_heads(X_kv @ W_v, num_heads)
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        scores = np.where(np.asarray(mask)[..., None, :, :], scores, -np.inf)
+    return merge_heads(softmax(scores, axis=-1) @ V) @ W_o
