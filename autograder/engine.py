@@ -252,10 +252,12 @@ def _run_test(test, source, session, deadline, limits):
             if kind is Kind.FAILED and session.changed and "changed its input" not in message:
                 message = _changed_input_message(source, *session.changed[0])  # the cause, not its symptom
             return TestResult(test.grade_id, 0.0, test.points, message, kind)
-    if session.changed:  # a right answer, but the learner's function wrote into its input
-        return TestResult(test.grade_id, 0.0, test.points, _changed_input_message(source, *session.changed[0]))
-    if found:
-        return TestResult(test.grade_id, 0.0, test.points, checks.summary(found), _kind(session, seen))
+    if found or session.changed:
+        message = checks.summary(found) if found else ""
+        if session.changed and "changed its input" not in message:
+            # the learner's function wrote into its input: the cause, whatever else it showed
+            message = _changed_input_message(source, *session.changed[0])
+        return TestResult(test.grade_id, 0.0, test.points, message, _kind(session, seen))
     return TestResult(test.grade_id, test.points, test.points, "")
 
 

@@ -13,6 +13,7 @@ Every mistake has a wrong implementation in ``tests/submissions/10_positions/``.
 """
 import numpy as np
 
+from ..checks import rng as hidden_inputs
 from ..checks import Mistake, attempt, close, expect, modifies_input, reference
 
 BASE = 10000.0
@@ -197,7 +198,7 @@ def check_sinusoidal_encoding(sinusoidal_encoding):
 
 def check_apply_rotary(apply_rotary):
     """(n, d) arrays, positions in any order and not 0..n-1, up to 57."""
-    rng = np.random.default_rng(1001)
+    rng = hidden_inputs("check_apply_rotary")
     for (n, d), positions in [((5, 6), [3, 7, 0, 12, 5]), ((4, 8), [5, 6, 7, 8]),
                               ((3, 10), [57, 2, 30]), ((6, 4), [1, 2, 3, 4, 5, 6])]:
         _call_rotary(apply_rotary, rng.normal(size=(n, d)), positions)
@@ -208,7 +209,7 @@ def check_apply_rotary(apply_rotary):
 
 def check_apply_rotary_batched(apply_rotary):
     """(n, d) first, then the same rotation with one and two leading axes."""
-    rng = np.random.default_rng(1002)
+    rng = hidden_inputs("check_apply_rotary_batched")
     positions = [4, 9, 1, 6, 2]
     _call_rotary(apply_rotary, rng.normal(size=(5, 8)), positions)
     _call_rotary(apply_rotary, rng.normal(size=(3, 5, 8)), positions)          # (B, n, d)
@@ -220,7 +221,7 @@ def check_apply_rotary_batched(apply_rotary):
 
 def check_apply_rotary_relative(apply_rotary):
     """q at m and k at n: the score depends on n - m only; rotating by a then b is rotating by a + b."""
-    rng = np.random.default_rng(1003)
+    rng = hidden_inputs("check_apply_rotary_relative")
     d = 8
     q, k = rng.normal(size=(1, d)), rng.normal(size=(1, d))
     m = np.array([0, 3, 7, 20])
