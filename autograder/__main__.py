@@ -62,7 +62,7 @@ def _grade_class(args):
         config = course.load_config(args.course_root, args.db_url)
         outcomes = classrun.grade_class(args.assignment, jobs=args.jobs, force=args.force, students=args.student,
                                         shard=args.shard, config=config, progress=not args.no_progress)
-    except classrun.Interrupted as error:
+    except (classrun.Interrupted, classrun.GradebookMismatch) as error:
         sys.exit(f"autograder: {error}")
     except NotebookError as error:
         sys.exit(f"autograder: {error}")

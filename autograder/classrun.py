@@ -72,9 +72,12 @@ def _digest(parts):
 
 
 def checks_fingerprint(exercise):
-    """A digest of what decides the grades: the source notebook and the catalogue module's file."""
+    """A digest of what decides the grades: the source notebook, the catalogue module's file and
+    the mistakes shared by every catalogue (autograder/checks.py)."""
+    from . import checks
     catalogue = Path(_inspect.getfile(exercise.catalogue))
-    return _digest([("source", exercise.source_path.read_bytes()), ("catalogue", catalogue.read_bytes())])
+    return _digest([("source", exercise.source_path.read_bytes()), ("catalogue", catalogue.read_bytes()),
+                    ("shared", Path(checks.__file__).read_bytes())])
 
 
 def inspect(submitted, source):
@@ -142,22 +145,114 @@ def _start_worker(config):
     _API = NbGraderAPI(coursedir=courses.coursedir(config), config=config)
 
 
+# What nbgrader says when the real message is elsewhere (in its log, or in the traceback above it).
+_BOILERPLATE = ("see the the above traceback", "see the above traceback", "there was an error processing",
+                "removing failed", "nbgraderexception", "traceback (most recent call last)")
+
+
+def nbgrader_error(result):
+    """The one line that says why nbgrader failed, from an NbGraderAPI result (its log, then its traceback)."""
+    log = [line.split("] ", 1)[-1] for line in (result.get("log") or "").splitlines()
+           if line.startswith(("[ERROR]", "[CRITICAL]"))]
+    trace = [line for line in (result.get("error") or "").splitlines() if line.strip() and not line.startswith(" ")]
+    for line in log + trace[::-1]:
+        if line.strip() and not any(words in line.lower() for words in _BOILERPLATE):
+            return line.strip()[:300]
+    return "nbgrader autograde failed without saying why"
+
+
 def _autograde(assignment, student):
     result = _API.autograde(assignment, student, force=True, create=True)
-    error = None
-    if not result.get("success"):
-        lines = [l for l in (result.get("error") or result.get("log") or "").splitlines() if l.strip()]
-        error = (lines[-1] if lines else "nbgrader autograde failed").strip()[:300]
-    return student, error
+    return student, (None if result.get("success") else nbgrader_error(result))
 
 
 # --------------------------------------------------------------------------- the gradebook
 def _scores(gradebook, assignment, student):
+    """(score, max_score) of the student's submission in the gradebook, or None when there is none."""
+    from nbgrader.api import MissingEntry
     try:
         submission = gradebook.find_submission(assignment, student)
-        return float(submission.score), float(submission.max_score)
-    except Exception:  # MissingEntry: never graded
-        return 0.0, 0.0
+    except MissingEntry:
+        return None
+    return float(submission.score), float(submission.max_score)
+
+
+def _outcome(gradebook, assignment, student, graded, problems):
+    """The Outcome of one student, with the scores the gradebook holds (never a guess)."""
+    scores = _scores(gradebook, assignment, student)
+    if scores is None:
+        return Outcome(student, False, 0.0, 0.0, problems + ["the gradebook holds no submission"])
+    return Outcome(student, graded, *scores, problems)
+
+
+class GradebookMismatch(Exception):
+    """What the run reports as graded is not what the gradebook holds."""
+
+
+def verify(course, exercise, outcomes):
+    """Read every graded outcome back from the gradebook: its submission must be there, with a score
+    for each of the exercise's test cells and the score the summary prints; else GradebookMismatch."""
+    from nbgrader.api import Gradebook, MissingEntry
+    tests = {test.grade_id for test in exercise.source.tests}
+    wrong = []
+    with Gradebook(course.gradebook_url) as gradebook:
+        for outcome in outcomes:
+            if not outcome.graded:
+                continue
+            try:
+                submission = gradebook.find_submission(exercise.assignment, outcome.student)
+                notebook = submission.notebooks[0] if submission.notebooks else None
+                scored = {g.name for g in (notebook.grades if notebook else []) if g.auto_score is not None}
+            except MissingEntry:
+                wrong.append(f"{outcome.student} (no submission)")
+                continue
+            if not tests <= scored:
+                wrong.append(f"{outcome.student} (no score for {', '.join(sorted(tests - scored))})")
+            elif abs(float(submission.score) - outcome.score) > 1e-9:
+                wrong.append(f"{outcome.student} (summary {outcome.score:g}, gradebook {submission.score:g})")
+    if wrong:
+        raise GradebookMismatch(f"{len(wrong)} submission(s) reported graded are not in the gradebook "
+                                f"{_safe_url(course.gradebook_url)} as reported: {', '.join(wrong[:5])}"
+                                + (" ..." if len(wrong) > 5 else ""))
+
+
+def _safe_url(url):
+    """The gradebook URL without a password."""
+    import re
+    return re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", url)
+
+
+def ensure_assignment(course, config, exercise, out=sys.stdout):
+    """Add the assignment to the gradebook from its source notebook when the gradebook lacks it (a new
+    PostgreSQL gradebook; a release that was committed, so generate_assignment never ran here).
+
+    This is what ``nbgrader generate_assignment`` records in the gradebook (the notebook, its grade and
+    source cells); the release it writes goes to a scratch folder, so exercises/ is not touched.
+    """
+    import tempfile
+    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.apps import NbGraderAPI
+    from traitlets.config import Config
+    with Gradebook(course.gradebook_url) as gradebook:
+        try:
+            if gradebook.find_assignment(exercise.assignment).notebooks:
+                return False
+        except MissingEntry:
+            pass
+    with tempfile.TemporaryDirectory(prefix="attention-release-") as scratch, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scratch_config = Config(config)
+        scratch_config.merge(Config({"CourseDirectory": {"release_directory": scratch}}))
+        api = NbGraderAPI(coursedir=courses.coursedir(scratch_config), config=scratch_config)
+        result = api.generate_assignment(exercise.assignment, force=True, create=True)
+    if not result.get("success"):
+        raise notebooks.NotebookError(
+            f"{exercise.assignment} is not in the gradebook and could not be added from "
+            f"{exercise.source_path}: {nbgrader_error(result)} (run `nbgrader generate_assignment "
+            f"{exercise.assignment}` from autograder/ to see why)")
+    print(f"the gradebook had no assignment {exercise.assignment}: added it from {exercise.source_path} "
+          f"(as nbgrader generate_assignment does)", file=out)
+    return True
 
 
 def _record_unreadable(gradebook, assignment, student):
@@ -199,8 +294,10 @@ def journal_path(course, assignment):
 def plan(course, exercise, folders, *, force=False):
     """(outcomes already in the journal, Tasks to grade): unchanged submissions are not graded again.
 
-    A submission's key covers its notebooks, the hidden checks (source notebook and
-    catalogue) and the gradebook it goes to, so a change to any of them regrades it.
+    A submission's key covers its notebooks, the hidden checks (source notebook, catalogue and the
+    shared mistakes) and the gradebook it goes to, so a change to any of them regrades it.  A journal
+    entry is replayed only when it was graded without an nbgrader error and the gradebook still holds
+    that submission: a failure is always tried again.
     """
     from nbgrader.api import Gradebook
     done = {} if force else _read_journal(journal_path(course, exercise.assignment))
@@ -210,9 +307,11 @@ def plan(course, exercise, folders, *, force=False):
         for student, folder in folders.items():
             key = _digest([(p.name, p.read_bytes()) for p in folder.glob("*.ipynb")] + [("checks", checks.encode())])
             entry = done.get(student)
-            if entry is not None and entry["key"] == key:
-                outcomes.append(Outcome(student, entry["graded"], entry["score"], entry["max_score"],
-                                        entry["problems"]))
+            if (entry is not None and entry["key"] == key and entry.get("replayable")
+                    and _scores(gradebook, exercise.assignment, student) is not None):
+                # the scores now in the gradebook: a manual grade given since counts
+                outcomes.append(_outcome(gradebook, exercise.assignment, student, entry["graded"],
+                                         entry["problems"]))
                 continue
             gradable, problems = inspect(folder, exercise.source)
             gradebook.update_or_create_student(student)  # before the workers: no race to create it
@@ -221,7 +320,9 @@ def plan(course, exercise, folders, *, force=False):
 
 
 def run(course, config, assignment, tasks, *, jobs=None, on_done):
-    """Grade ``tasks`` with a pool of nbgrader workers; ``on_done(outcome, key)`` for each one."""
+    """Grade ``tasks`` with a pool of nbgrader workers; ``on_done(outcome, key, replayable)`` for each one
+    (``replayable``: nbgrader graded it, or it is unreadable and scored 0, so a rerun of the same content
+    would give the same outcome)."""
     from nbgrader.api import Gradebook
     jobs = max(1, min(jobs or os.cpu_count() or 1, sum(1 for t in tasks if t.gradable) or 1))
     pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_start_worker, initargs=(config,))
@@ -234,14 +335,14 @@ def run(course, config, assignment, tasks, *, jobs=None, on_done):
                     pending[task.student] = (task, pool.apply_async(_autograde, (assignment, task.student)))
                 else:
                     _record_unreadable(gradebook, assignment, task.student)
-                    on_done(Outcome(task.student, False, *_scores(gradebook, assignment, task.student),
-                                    task.problems), task.key)
+                    outcome = _outcome(gradebook, assignment, task.student, False, task.problems)
+                    on_done(outcome, task.key, _scores(gradebook, assignment, task.student) is not None)
             for student, (task, result) in pending.items():
                 _, error = result.get()
                 problems = task.problems + ([f"nbgrader could not grade it: {error}"] if error else [])
                 problems += engine_problems(course.autograded / student / assignment)
-                on_done(Outcome(student, error is None, *_scores(gradebook, assignment, student), problems),
-                        task.key)
+                outcome = _outcome(gradebook, assignment, student, error is None, problems)
+                on_done(outcome, task.key, outcome.graded)
     except (Interrupted, KeyboardInterrupt):
         pool.terminate()
         raise Interrupted() from None
@@ -254,25 +355,33 @@ def run(course, config, assignment, tasks, *, jobs=None, on_done):
 
 def grade_class(assignment, *, jobs=None, force=False, students=None, shard=None, config=None, progress=True,
                 out=sys.stdout):
-    """Grade every submission of ``assignment``; return the list of Outcome."""
+    """Grade every submission of ``assignment``; return the list of Outcome, read back from the gradebook.
+
+    NotebookError (one line) when there is nothing to grade; GradebookMismatch when what was graded
+    is not in the gradebook.
+    """
     from tqdm import tqdm
 
     config = config or courses.load_config()
     course = courses.from_config(config)
     exercise = course.exercise(assignment)
     folders = select_submissions(course, assignment, students, shard)
+    _check_selection(course, assignment, folders, students, shard)
+    ensure_assignment(course, config, exercise, out=out)
     outcomes, tasks = plan(course, exercise, folders, force=force)
     if outcomes:
-        print(f"resuming: {len(outcomes)} submission(s) already graded, {len(tasks)} to go", file=out)
+        print(f"resuming: {len(outcomes)} submission(s) already graded in {_safe_url(course.gradebook_url)}, "
+              f"{len(tasks)} to go (--force grades them all again)", file=out)
 
     path = journal_path(course, assignment)
     path.parent.mkdir(parents=True, exist_ok=True)
     bar = tqdm(total=len(folders), initial=len(outcomes), unit="submission", desc=assignment,
                file=sys.stderr, disable=not progress, mininterval=0.5)
     with open(path, "a") as journal:
-        def finished(outcome, key):
+        def finished(outcome, key, replayable):
             outcomes.append(outcome)
-            journal.write(json.dumps({"student": outcome.student, "key": key, **dataclasses.asdict(outcome)}) + "\n")
+            journal.write(json.dumps({"student": outcome.student, "key": key, "replayable": replayable,
+                                      **dataclasses.asdict(outcome)}) + "\n")
             journal.flush()
             bar.update(1)
         try:
@@ -282,7 +391,23 @@ def grade_class(assignment, *, jobs=None, force=False, students=None, shard=None
                               f"run the same command again to resume") from None
         finally:
             bar.close()
+    verify(course, exercise, outcomes)
     return sorted(outcomes, key=lambda o: o.student)
+
+
+def _check_selection(course, assignment, folders, students, shard):
+    """A run that would grade nobody is an error, with what was expected."""
+    where = course.submitted / "<student>" / assignment
+    if students:
+        missing = sorted(set(students) - set(folders))
+        if missing:
+            raise notebooks.NotebookError(f"no submission of {assignment} for {', '.join(missing)} "
+                                          f"(expected {where}/)")
+    if not folders and not shard:
+        others = sorted({p.name for p in course.submitted.glob("*/*") if p.is_dir()})
+        hint = f"; submitted/ holds {', '.join(others[:5])}" if others else "; collect them first"
+        raise notebooks.NotebookError(f"no submissions of {assignment}: expected folders {where}/{hint} "
+                                      f"(nbgrader collect, or python -m autograder collect for an LMS zip)")
 
 
 def _raise_interrupted(signum, frame):
