@@ -27,6 +27,7 @@ import inspect as _inspect
 import json
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import warnings
@@ -150,13 +151,17 @@ _BOILERPLATE = ("see the the above traceback", "see the above traceback", "there
                 "removing failed", "nbgraderexception", "traceback (most recent call last)")
 
 
+_EXCEPTION_LINE = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Entry)): \S")
+
+
 def nbgrader_error(result):
-    """The one line that says why nbgrader failed, from an NbGraderAPI result (its log, then its traceback)."""
-    log = [line.split("] ", 1)[-1] for line in (result.get("log") or "").splitlines()
-           if line.startswith(("[ERROR]", "[CRITICAL]"))]
-    trace = [line for line in (result.get("error") or "").splitlines() if line.strip() and not line.startswith(" ")]
-    for line in log + trace[::-1]:
-        if line.strip() and not any(words in line.lower() for words in _BOILERPLATE):
+    """The one line that says why nbgrader failed, from an NbGraderAPI result: an error it logged, else the
+    last exception in the tracebacks it logged or raised; never its "see the above traceback"."""
+    log = (result.get("log") or "").splitlines()
+    logged = [line.split("] ", 1)[-1] for line in log if line.startswith(("[ERROR]", "[CRITICAL]"))]
+    raised = [line for line in log + (result.get("error") or "").splitlines() if _EXCEPTION_LINE.match(line)]
+    for line in logged + raised[::-1]:
+        if not any(words in line.lower() for words in _BOILERPLATE):
             return line.strip()[:300]
     return "nbgrader autograde failed without saying why"
 
@@ -218,7 +223,6 @@ def verify(course, exercise, outcomes):
 
 def _safe_url(url):
     """The gradebook URL without a password."""
-    import re
     return re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", url)
 
 
