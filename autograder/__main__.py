@@ -3,6 +3,7 @@
   python -m autograder check NOTEBOOK [--json]   the learner's self-check
   python -m autograder grade ASSIGNMENT          the instructor's class run, in parallel
   python -m autograder report ASSIGNMENT         how many students made each catalogued mistake
+  python -m autograder collect ASSIGNMENT [ZIP]  import an LMS's zip (Canvas or Moodle) into autograder/submitted/
 
 Exit status: 0 when the work was done (whatever the scores), non-zero with a
 one-line reason on stderr when it could not be.
@@ -41,7 +42,23 @@ def _parser():
     report = commands.add_parser("report", help="the class misconception report (Markdown and a bar chart)")
     report.add_argument("assignment", help="e.g. 01_softmax")
     report.add_argument("--course-root", help="course folder (default: the repository)")
+    collect = commands.add_parser("collect", help="import an LMS's zip of submissions (Canvas or Moodle layout)")
+    collect.add_argument("assignment", help="e.g. 01_softmax")
+    collect.add_argument("zips", nargs="*", help="the zip(s) (default: autograder/downloaded/ASSIGNMENT/archive/*.zip)")
+    collect.add_argument("--course-root", help="course folder (default: the repository)")
     return parser
+
+
+def _collect(args):
+    from . import collect
+    try:
+        config = course.load_config(args.course_root)
+        collect.collect(course.from_config(config), args.assignment, args.zips)
+    except NotebookError as error:
+        sys.exit(f"autograder: {error}")
+    except Exception as error:
+        sys.exit(f"autograder: could not collect {args.assignment}: {type(error).__name__}: {error}".splitlines()[0])
+    return 0
 
 
 def _print_report(report, path):
@@ -93,6 +110,8 @@ def main(argv=None):
         return _grade_class(args)
     if args.command == "report":
         return _report(args)
+    if args.command == "collect":
+        return _collect(args)
     try:
         graded_course = course.course_at(args.course_root) if args.course_root else None
         report = engine.grade_file(args.notebook, course=graded_course)

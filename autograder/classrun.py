@@ -318,6 +318,9 @@ def plan(course, exercise, folders, *, force=False):
                                          entry["problems"]))
                 continue
             gradable, problems = inspect(folder, exercise.source)
+            if gradable:   # nbgrader grades only the notebook the assignment has: say so for the others
+                problems += [f"extra notebook {p.name} is not graded" for p in sorted(folder.glob("*.ipynb"))
+                             if p.name != exercise.notebook]
             gradebook.update_or_create_student(student)  # before the workers: no race to create it
             tasks.append(Task(student, key, gradable, problems))
     return outcomes, tasks
