@@ -187,3 +187,32 @@ def test_grading_an_unknown_student_exits_non_zero(tmp_path):
     root = _class(tmp_path)
     result = _command("grade", "01_softmax", "--student", "mallory", "--course-root", str(root))
     assert result.returncode != 0 and "no submission of 01_softmax for mallory" in result.stderr
+
+
+def test_student_data_is_ignored_by_git():
+    paths = ["gradebook.db", "autograder/gradebook.db", "grades.csv", "autograder/grades.csv",
+             "autograder/exports/grades.csv", "autograder/submitted/alice/01_softmax/softmax.ipynb",
+             "autograder/autograded/alice/01_softmax/softmax.ipynb",
+             "autograder/feedback/alice/01_softmax/softmax.html", "autograder/downloaded/01_softmax/archive/all.zip",
+             "autograder/grading-log/01_softmax.jsonl", "autograder/reports/01_softmax/misconceptions.md",
+             "submitted/alice/01_softmax/softmax.ipynb", "feedback/alice/01_softmax/softmax.html"]
+    result = subprocess.run(["git", "check-ignore", "--no-index", *paths], cwd=helpers.REPO,
+                            capture_output=True, text=True)
+    assert sorted(result.stdout.split()) == sorted(paths)
+
+
+@pytest.mark.parametrize("folder", [".", "autograder"], ids=["repository-root", "autograder"])
+def test_nbgrader_export_works_from_the_root_and_from_autograder(tmp_path, folder):
+    root = _class(tmp_path)
+    assert _grade(root).returncode == 0
+    csv_path = tmp_path / "grades.csv"
+    env = {**__import__("os").environ, courses.GRADEBOOK_URL_VARIABLE: helpers.gradebook_url(root)}
+    result = subprocess.run([sys.executable, "-m", "nbgrader", "export", "--to", str(csv_path),
+                             f"--CourseDirectory.root={root}"], cwd=helpers.REPO / folder,
+                            capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    import csv
+    with open(csv_path) as handle:
+        rows = {row["student_id"]: float(row["raw_score"]) for row in csv.DictReader(handle)}
+    assert rows == EXPECTED
+    assert not (helpers.REPO / folder / "gradebook.db").exists()
