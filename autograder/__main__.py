@@ -12,6 +12,7 @@ import argparse
 import json
 import signal
 import sys
+from pathlib import Path
 
 from . import course, engine
 from .notebooks import NotebookError
@@ -45,6 +46,9 @@ def _parser():
     collect = commands.add_parser("collect", help="import an LMS's zip of submissions (Canvas or Moodle layout)")
     collect.add_argument("assignment", help="e.g. 01_softmax")
     collect.add_argument("zips", nargs="*", help="the zip(s) (default: autograder/downloaded/ASSIGNMENT/archive/*.zip)")
+    collect.add_argument("--exchange", action="store_true",
+                         help="collect from nbgrader's exchange (c.Exchange.root) instead, the student "
+                              "being the owner of each inbound folder; links refused")
     collect.add_argument("--course-root", help="course folder (default: the repository)")
     return parser
 
@@ -53,7 +57,13 @@ def _collect(args):
     from . import collect
     try:
         config = course.load_config(args.course_root)
-        collect.collect(course.from_config(config), args.assignment, args.zips)
+        if args.exchange:
+            from nbgrader.exchange.default.exchange import Exchange
+            root = Exchange(config=config).root
+            inbound = Path(root) / config.CourseDirectory.course_id / "inbound"
+            collect.collect_exchange(course.from_config(config), inbound, args.assignment)
+        else:
+            collect.collect(course.from_config(config), args.assignment, args.zips)
     except NotebookError as error:
         sys.exit(f"autograder: {error}")
     except Exception as error:

@@ -203,3 +203,98 @@ def collect(course, assignment, archives=None, out=None):
     if skipped:
         print(f"skipped {len(skipped)} file(s): " + "; ".join(f"{name} ({why})" for name, why in skipped), file=out)
     return chosen, skipped
+
+
+# --------------------------------------------------------------------------- nbgrader's exchange
+# nbgrader's exchange names each submission <student>+<assignment>+<timestamp>[+<random>] in the
+# course's inbound folder, which every student can write.  `nbgrader collect` takes the student
+# from that name (it only warns when the folder's owner differs) and copies the folder following
+# links, with the instructor's rights.  Here the student is the folder's owner, and a submission
+# holding a link, or a file its owner does not own, is refused.
+_INBOUND = re.compile(r"^(?P<student>.+)\+(?P<assignment>[^+]+)\+(?P<timestamp>[^+]+?)(?:\+[^+]*)?$")
+
+
+def _owner(uid):
+    import pwd
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return None
+
+
+def _files(folder, uid):
+    """The regular files of a submission folder, or the reason to refuse it."""
+    import os
+    files = []
+    for path in sorted(folder.rglob("*")):
+        info = os.lstat(path)
+        relative = path.relative_to(folder)
+        if stat.S_ISLNK(info.st_mode):
+            return None, f"holds a symbolic link ({relative})"
+        if info.st_uid != uid:
+            return None, f"holds {relative}, owned by {_owner(info.st_uid) or info.st_uid}"
+        if stat.S_ISREG(info.st_mode):
+            files.append(relative)
+        elif not stat.S_ISDIR(info.st_mode):
+            return None, f"holds {relative}, which is not a file"
+    return files, None
+
+
+def collect_exchange(course, inbound, assignment, out=None):
+    """Collect the newest submission of each student from the exchange's ``inbound`` folder into
+    autograder/submitted/; return (students, skipped).  NotebookError when nothing was collected."""
+    import os
+    import sys
+    from nbgrader.utils import parse_utc
+    out = out or sys.stdout
+    course.exercise(assignment)
+    inbound = Path(inbound)
+    if not inbound.is_dir():
+        raise NotebookError(f"no exchange inbound folder {inbound}/ (set c.Exchange.root and the course id)")
+    newest, skipped = {}, []
+    for entry in sorted(inbound.iterdir()):
+        match = _INBOUND.match(entry.name)
+        if match is None or match["assignment"] != assignment:
+            continue
+        info = os.lstat(entry)
+        owner = _owner(info.st_uid)
+        if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+            skipped.append((entry.name, "not a folder (a link?)"))
+            continue
+        if owner != match["student"]:
+            skipped.append((entry.name, f"named after {match['student']} but owned by {owner or info.st_uid}"))
+            continue
+        files, refusal = _files(entry, info.st_uid)
+        if refusal:
+            skipped.append((entry.name, refusal))
+            continue
+        try:
+            when = parse_utc(match["timestamp"])
+        except Exception:
+            skipped.append((entry.name, "an unreadable timestamp"))
+            continue
+        if owner not in newest or when > newest[owner][0]:
+            if owner in newest:
+                skipped.append((newest[owner][1].name, "an older submission"))
+            newest[owner] = (when, entry, files)
+        else:
+            skipped.append((entry.name, "an older submission"))
+    if not newest:
+        raise NotebookError(f"collected nothing for {assignment} from {inbound}/"
+                            + (": " + "; ".join(f"{n} ({why})" for n, why in skipped[:10]) if skipped else ""))
+    for student, (_, entry, files) in sorted(newest.items()):
+        target = course.submitted / student / assignment
+        if target.exists():
+            import shutil
+            shutil.rmtree(target)
+        for relative in files:
+            destination = target / relative
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            descriptor = os.open(entry / relative, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(descriptor, "rb") as source:
+                destination.write_bytes(source.read())
+    print(f"collected {len(newest)} submission(s) of {assignment} from {inbound}/ into {course.submitted}/",
+          file=out)
+    if skipped:
+        print(f"skipped {len(skipped)} folder(s): " + "; ".join(f"{n} ({why})" for n, why in skipped), file=out)
+    return sorted(newest), skipped
