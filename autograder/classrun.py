@@ -21,6 +21,7 @@ The steps, one function each: ``select_submissions`` (which students),
 ``plan`` (journal and inspection), ``run`` (the pool of nbgrader workers);
 ``grade_class`` chains them and keeps the journal.
 """
+import copy
 import dataclasses
 import hashlib
 import inspect as _inspect
@@ -245,7 +246,7 @@ def ensure_assignment(course, config, exercise, out=sys.stdout):
             pass
     with tempfile.TemporaryDirectory(prefix="attention-release-") as scratch, warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        scratch_config = Config(config)
+        scratch_config = copy.deepcopy(config)   # the run's own config keeps its release folder
         scratch_config.merge(Config({"CourseDirectory": {"release_directory": scratch}}))
         api = NbGraderAPI(coursedir=courses.coursedir(scratch_config), config=scratch_config)
         result = api.generate_assignment(exercise.assignment, force=True, create=True)
