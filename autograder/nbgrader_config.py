@@ -68,9 +68,11 @@ if validate.HiddenChecks not in _steps:
 # Feedback: hidden-test source is removed before the HTML is written, and the
 # page loads MathJax from ../../mathjax, i.e. autograder/feedback/mathjax, copied
 # there after each run (templates/feedback/mathjax.html.j2 shadows nbconvert's
-# macro, which always points at a CDN).
+# macro, which always points at a CDN).  Formgrader's page of a submission loads the
+# MathJax Jupyter serves (templates/formgrade/mathjax.html.j2).  The template *name* is
+# left to each of them (nbgrader's feedback step picks "feedback", Formgrader
+# "formgrade"); setting it here would give Formgrader the feedback page.
 c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
-c.HTMLExporter.template_name = "feedback"
 c.HTMLExporter.extra_template_basedirs = [
     str(HERE / "templates"),
     str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"),
