@@ -227,6 +227,15 @@ def _safe_url(url):
     return re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", url)
 
 
+def _has_assignment(course, exercise):
+    from nbgrader.api import Gradebook, MissingEntry
+    with Gradebook(course.gradebook_url) as gradebook:
+        try:
+            return bool(gradebook.find_assignment(exercise.assignment).notebooks)
+        except MissingEntry:
+            return False
+
+
 def ensure_assignment(course, config, exercise, out=sys.stdout):
     """Add the assignment to the gradebook from its source notebook when the gradebook lacks it (a new
     PostgreSQL gradebook; a release that was committed, so generate_assignment never ran here).
@@ -235,22 +244,17 @@ def ensure_assignment(course, config, exercise, out=sys.stdout):
     source cells); the release it writes goes to a scratch folder, so exercises/ is not touched.
     """
     import tempfile
-    from nbgrader.api import Gradebook, MissingEntry
     from nbgrader.apps import NbGraderAPI
     from traitlets.config import Config
-    with Gradebook(course.gradebook_url) as gradebook:
-        try:
-            if gradebook.find_assignment(exercise.assignment).notebooks:
-                return False
-        except MissingEntry:
-            pass
+    if _has_assignment(course, exercise):
+        return False
     with tempfile.TemporaryDirectory(prefix="attention-release-") as scratch, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         scratch_config = copy.deepcopy(config)   # the run's own config keeps its release folder
         scratch_config.merge(Config({"CourseDirectory": {"release_directory": scratch}}))
         api = NbGraderAPI(coursedir=courses.coursedir(scratch_config), config=scratch_config)
         result = api.generate_assignment(exercise.assignment, force=True, create=True)
-    if not result.get("success"):
+    if not result.get("success") and not _has_assignment(course, exercise):   # else another grader added it
         raise notebooks.NotebookError(
             f"{exercise.assignment} is not in the gradebook and could not be added from "
             f"{exercise.source_path}: {nbgrader_error(result)} (run `nbgrader generate_assignment "

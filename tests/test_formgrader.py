@@ -79,3 +79,46 @@ def test_formgrader_page_typesets_math_offline(graded, browser):
             "() => [...document.scripts].map(s => s.src).join(' ')")
         page.close()
     assert problems == []
+
+
+@pytest.fixture(scope="module")
+def new_postgres_database():
+    import postgres
+    with postgres.server() as new_database:
+        yield new_database
+
+
+def test_two_machines_share_postgresql_and_the_guides_folders(tmp_path, new_postgres_database, browser):
+    """Two course folders stand for two machines: each grades one shard into one PostgreSQL gradebook,
+    sharing autograder/submitted/ and autograder/autograded/ as the guide says (here by links, as a
+    network file system would); Formgrader on machine B opens a submission machine A graded."""
+    import os
+    db_url = new_postgres_database()              # new: the graders add the assignment themselves
+    a, b = helpers.course(tmp_path / "a"), helpers.course(tmp_path / "b")
+    students = {"alice": helpers.SUBMISSIONS / "01_softmax" / "correct" / "logsumexp.py", "carol": WRONG,
+                "dave": helpers.SUBMISSIONS / "01_softmax" / "wrong" / "no_max_subtraction.py", "erin": WRONG}
+    for student, path in students.items():
+        helpers.write(helpers.submission("01_softmax", path.read_text()), helpers.submitted(a, student))
+    for shared in ("submitted", "autograded"):
+        (a / "autograder" / shared).mkdir(parents=True, exist_ok=True)
+        os.symlink(a / "autograder" / shared, b / "autograder" / shared)
+    command = [sys.executable, "-m", "autograder", "grade", "01_softmax", "--jobs", "1", "--no-progress",
+               "--db-url", db_url]
+    runs = [subprocess.Popen(command + ["--course-root", str(root), "--shard", f"{k}/2"], cwd=helpers.REPO,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for k, root in ((1, a), (2, b))]
+    for run in runs:
+        out, err = run.communicate(timeout=900)
+        assert run.returncode == 0, err
+    with Gradebook(db_url) as gradebook:
+        assert {s.student.id: s.score for s in gradebook.assignment_submissions("01_softmax")} == \
+            {"alice": 7.0, "carol": 4.0, "dave": 5.0, "erin": 4.0}
+        graded_by_a = sorted(students)[0]           # shard 1/2 is the 1st, 3rd, ... of the sorted names
+        submission_id = gradebook.find_submission_notebook("softmax", "01_softmax", graded_by_a).id
+    helpers.nbgrader_config_dir(b, settings=[f"c.CourseDirectory.root = {str(b)!r}",
+                                             f"c.CourseDirectory.db_url = {db_url!r}"])
+    with jupyter_server(b) as url:
+        page, problems = helpers.open_page(browser, f"{url}/formgrader/submissions/{submission_id}")
+        assert "formgrade.js" in page.content()
+        problems += helpers.math_problems(page, at_least=1)
+        page.close()
+    assert problems == []
