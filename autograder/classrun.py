@@ -227,6 +227,22 @@ def _safe_url(url):
     return re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", url)
 
 
+def create_schema(course, attempts=5):
+    """Open the gradebook once, so that nbgrader creates its tables; several graders starting at once
+    on a new PostgreSQL database race to create them, and the losers simply open it again."""
+    import time
+    from nbgrader.api import Gradebook
+    from sqlalchemy.exc import IntegrityError, ProgrammingError
+    for attempt in range(attempts):
+        try:
+            with Gradebook(course.gradebook_url):
+                return
+        except (IntegrityError, ProgrammingError):
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.5 * (attempt + 1))
+
+
 def _has_assignment(course, exercise):
     from nbgrader.api import Gradebook, MissingEntry
     with Gradebook(course.gradebook_url) as gradebook:
@@ -379,6 +395,7 @@ def grade_class(assignment, *, jobs=None, force=False, students=None, shard=None
     exercise = course.exercise(assignment)
     folders = select_submissions(course, assignment, students, shard)
     _check_selection(course, assignment, folders, students, shard)
+    create_schema(course)
     ensure_assignment(course, config, exercise, out=out)
     outcomes, tasks = plan(course, exercise, folders, force=force)
     if outcomes:
