@@ -3,6 +3,7 @@
   python -m autograder check NOTEBOOK [--json] [--model-answers]   the learner's self-check
   python -m autograder grade ASSIGNMENT          the instructor's class run, in parallel
   python -m autograder report ASSIGNMENT         how many students made each catalogued mistake
+  python -m autograder collect ASSIGNMENT [ZIP]  import an LMS's zip (Canvas or Moodle) into autograder/submitted/
 
 Exit status: 0 when the work was done (whatever the scores), non-zero with a
 one-line reason on stderr when it could not be.
@@ -11,6 +12,7 @@ import argparse
 import json
 import signal
 import sys
+from pathlib import Path
 
 from . import course, safe, selfcheck
 from .notebooks import NotebookError
@@ -43,12 +45,36 @@ def _parser():
     report = commands.add_parser("report", help="the class misconception report (Markdown and a bar chart)")
     report.add_argument("assignment", help="e.g. 01_softmax")
     report.add_argument("--course-root", help="course folder (default: the repository)")
+    collect = commands.add_parser("collect", help="import an LMS's zip of submissions (Canvas or Moodle layout)")
+    collect.add_argument("assignment", help="e.g. 01_softmax")
+    collect.add_argument("zips", nargs="*", help="the zip(s) (default: autograder/downloaded/ASSIGNMENT/archive/*.zip)")
+    collect.add_argument("--exchange", action="store_true",
+                         help="collect from nbgrader's exchange (c.Exchange.root) instead, the student "
+                              "being the owner of each inbound folder; links refused")
+    collect.add_argument("--course-root", help="course folder (default: the repository)")
     return parser
 
 
 def _exit(message):
     """Stop with one line on stderr (it may quote the submission: made safe)."""
     sys.exit(safe.terminal(message, encoding=getattr(sys.stderr, "encoding", None)))
+
+def _collect(args):
+    from . import collect
+    try:
+        config = course.load_config(args.course_root)
+        if args.exchange:
+            from nbgrader.exchange.default.exchange import Exchange
+            root = Exchange(config=config).root
+            inbound = Path(root) / config.CourseDirectory.course_id / "inbound"
+            collect.collect_exchange(course.from_config(config), inbound, args.assignment)
+        else:
+            collect.collect(course.from_config(config), args.assignment, args.zips)
+    except NotebookError as error:
+        _exit(f"autograder: {error}")
+    except Exception as error:
+        _exit(f"autograder: could not collect {args.assignment}: {type(error).__name__}: {error}".splitlines()[0])
+    return 0
 
 
 def _grade_class(args):
@@ -57,7 +83,7 @@ def _grade_class(args):
         config = course.load_config(args.course_root, args.db_url)
         outcomes = classrun.grade_class(args.assignment, jobs=args.jobs, force=args.force, students=args.student,
                                         shard=args.shard, config=config, progress=not args.no_progress)
-    except classrun.Interrupted as error:
+    except (classrun.Interrupted, classrun.GradebookMismatch) as error:
         _exit(f"autograder: {error}")
     except NotebookError as error:
         _exit(f"autograder: {error}")
@@ -88,6 +114,8 @@ def main(argv=None):
         return _grade_class(args)
     if args.command == "report":
         return _report(args)
+    if args.command == "collect":
+        return _collect(args)
     try:
         graded_course = course.course_at(args.course_root) if args.course_root else None
         exercise, report = selfcheck.grade(args.notebook, course=graded_course)

@@ -21,12 +21,14 @@ The steps, one function each: ``select_submissions`` (which students),
 ``plan`` (journal and inspection), ``run`` (the pool of nbgrader workers);
 ``grade_class`` chains them and keeps the journal.
 """
+import copy
 import dataclasses
 import hashlib
 import inspect as _inspect
 import json
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import warnings
@@ -72,9 +74,12 @@ def _digest(parts):
 
 
 def checks_fingerprint(exercise):
-    """A digest of what decides the grades: the source notebook and the catalogue module's file."""
+    """A digest of what decides the grades: the source notebook, the catalogue module's file and
+    the mistakes shared by every catalogue (autograder/checks.py)."""
+    from . import checks
     catalogue = Path(_inspect.getfile(exercise.catalogue))
-    return _digest([("source", exercise.source_path.read_bytes()), ("catalogue", catalogue.read_bytes())])
+    return _digest([("source", exercise.source_path.read_bytes()), ("catalogue", catalogue.read_bytes()),
+                    ("shared", Path(checks.__file__).read_bytes())])
 
 
 MAX_NOTEBOOK_BYTES = 32 << 20   # a submitted notebook larger than this is not read
@@ -179,25 +184,140 @@ def _start_worker(config):
     _API = NbGraderAPI(coursedir=courses.coursedir(config), config=config)
 
 
+# What nbgrader says when the real message is elsewhere (in its log, or in the traceback above it).
+_BOILERPLATE = ("see the the above traceback", "see the above traceback", "there was an error processing",
+                "removing failed", "nbgraderexception", "traceback (most recent call last)")
+
+
+_EXCEPTION_LINE = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Entry)): \S")
+
+
+def nbgrader_error(result):
+    """The one line that says why nbgrader failed, from an NbGraderAPI result: an error it logged, else the
+    last exception in the tracebacks it logged or raised; never its "see the above traceback"."""
+    log = (result.get("log") or "").splitlines()
+    logged = [line.split("] ", 1)[-1] for line in log if line.startswith(("[ERROR]", "[CRITICAL]"))]
+    raised = [line for line in log + (result.get("error") or "").splitlines() if _EXCEPTION_LINE.match(line)]
+    for line in logged + raised[::-1]:
+        if not any(words in line.lower() for words in _BOILERPLATE):
+            return line.strip()[:300]
+    return "nbgrader autograde failed without saying why"
+
+
 def _autograde(assignment, student):
     try:
         result = _API.autograde(assignment, student, force=True, create=True)
     except Exception as error:  # one submission's failure is its own, never the run's
         return student, (f"{type(error).__name__}: {error}".splitlines() or ["nbgrader autograde failed"])[0][:300]
-    error = None
-    if not result.get("success"):
-        lines = [l for l in (result.get("error") or result.get("log") or "").splitlines() if l.strip()]
-        error = (lines[-1] if lines else "nbgrader autograde failed").strip()[:300]
-    return student, error
+    return student, (None if result.get("success") else nbgrader_error(result))
 
 
 # --------------------------------------------------------------------------- the gradebook
 def _scores(gradebook, assignment, student):
+    """(score, max_score) of the student's submission in the gradebook, or None when there is none."""
+    from nbgrader.api import MissingEntry
     try:
         submission = gradebook.find_submission(assignment, student)
-        return float(submission.score), float(submission.max_score)
-    except Exception:  # MissingEntry: never graded
-        return 0.0, 0.0
+    except MissingEntry:
+        return None
+    return float(submission.score), float(submission.max_score)
+
+
+def _outcome(gradebook, assignment, student, graded, problems):
+    """The Outcome of one student, with the scores the gradebook holds (never a guess)."""
+    scores = _scores(gradebook, assignment, student)
+    if scores is None:
+        return Outcome(student, False, 0.0, 0.0, problems + ["the gradebook holds no submission"])
+    return Outcome(student, graded, *scores, problems)
+
+
+class GradebookMismatch(Exception):
+    """What the run reports as graded is not what the gradebook holds."""
+
+
+def verify(course, exercise, outcomes):
+    """Read every graded outcome back from the gradebook: its submission must be there, with a score
+    for each of the exercise's test cells and the score the summary prints; else GradebookMismatch."""
+    from nbgrader.api import Gradebook, MissingEntry
+    tests = {test.grade_id for test in exercise.source.tests}
+    wrong = []
+    with Gradebook(course.gradebook_url) as gradebook:
+        for outcome in outcomes:
+            if not outcome.graded:
+                continue
+            try:
+                submission = gradebook.find_submission(exercise.assignment, outcome.student)
+                notebook = submission.notebooks[0] if submission.notebooks else None
+                scored = {g.name for g in (notebook.grades if notebook else []) if g.auto_score is not None}
+            except MissingEntry:
+                wrong.append(f"{outcome.student} (no submission)")
+                continue
+            if not tests <= scored:
+                wrong.append(f"{outcome.student} (no score for {', '.join(sorted(tests - scored))})")
+            elif abs(float(submission.score) - outcome.score) > 1e-9:
+                wrong.append(f"{outcome.student} (summary {outcome.score:g}, gradebook {submission.score:g})")
+    if wrong:
+        raise GradebookMismatch(f"{len(wrong)} submission(s) reported graded are not in the gradebook "
+                                f"{_safe_url(course.gradebook_url)} as reported: {', '.join(wrong[:5])}"
+                                + (" ..." if len(wrong) > 5 else ""))
+
+
+def _safe_url(url):
+    """The gradebook URL without a password."""
+    return re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", url)
+
+
+def create_schema(course, attempts=5):
+    """Open the gradebook once, so that nbgrader creates its tables; several graders starting at once
+    on a new PostgreSQL database race to create them, and the losers simply open it again."""
+    import time
+    from nbgrader.api import Gradebook
+    from sqlalchemy.exc import IntegrityError, ProgrammingError
+    for attempt in range(attempts):
+        try:
+            with Gradebook(course.gradebook_url):
+                return
+        except (IntegrityError, ProgrammingError):
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.5 * (attempt + 1))
+
+
+def _has_assignment(course, exercise):
+    from nbgrader.api import Gradebook, MissingEntry
+    with Gradebook(course.gradebook_url) as gradebook:
+        try:
+            return bool(gradebook.find_assignment(exercise.assignment).notebooks)
+        except MissingEntry:
+            return False
+
+
+def ensure_assignment(course, config, exercise, out=sys.stdout):
+    """Add the assignment to the gradebook from its source notebook when the gradebook lacks it (a new
+    PostgreSQL gradebook; a release that was committed, so generate_assignment never ran here).
+
+    This is what ``nbgrader generate_assignment`` records in the gradebook (the notebook, its grade and
+    source cells); the release it writes goes to a scratch folder, so exercises/ is not touched.
+    """
+    import tempfile
+    from nbgrader.apps import NbGraderAPI
+    from traitlets.config import Config
+    if _has_assignment(course, exercise):
+        return False
+    with tempfile.TemporaryDirectory(prefix="attention-release-") as scratch, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scratch_config = copy.deepcopy(config)   # the run's own config keeps its release folder
+        scratch_config.merge(Config({"CourseDirectory": {"release_directory": scratch}}))
+        api = NbGraderAPI(coursedir=courses.coursedir(scratch_config), config=scratch_config)
+        result = api.generate_assignment(exercise.assignment, force=True, create=True)
+    if not result.get("success") and not _has_assignment(course, exercise):   # else another grader added it
+        raise notebooks.NotebookError(
+            f"{exercise.assignment} is not in the gradebook and could not be added from "
+            f"{exercise.source_path}: {nbgrader_error(result)} (run `nbgrader generate_assignment "
+            f"{exercise.assignment}` from autograder/ to see why)")
+    print(f"the gradebook had no assignment {exercise.assignment}: added it from {exercise.source_path} "
+          f"(as nbgrader generate_assignment does)", file=out)
+    return True
 
 
 def _record_unreadable(gradebook, assignment, student):
@@ -251,8 +371,10 @@ def journal_path(course, assignment):
 def plan(course, exercise, folders, *, force=False):
     """(outcomes already in the journal, Tasks to grade): unchanged submissions are not graded again.
 
-    A submission's key covers its notebooks, the hidden checks (source notebook and
-    catalogue) and the gradebook it goes to, so a change to any of them regrades it.
+    A submission's key covers its notebooks, the hidden checks (source notebook, catalogue and the
+    shared mistakes) and the gradebook it goes to, so a change to any of them regrades it.  A journal
+    entry is replayed only when it was graded without an nbgrader error and the gradebook still holds
+    that submission: a failure is always tried again.
     """
     from nbgrader.api import Gradebook
     done = {} if force else _read_journal(journal_path(course, exercise.assignment))
@@ -262,18 +384,26 @@ def plan(course, exercise, folders, *, force=False):
         for student, folder in folders.items():
             key = _digest(_file_digests(folder) + [("checks", checks.encode())])
             entry = done.get(student)
-            if entry is not None and entry["key"] == key:
-                outcomes.append(Outcome(student, entry["graded"], entry["score"], entry["max_score"],
-                                        entry["problems"]))
+            if (entry is not None and entry["key"] == key and entry.get("replayable")
+                    and _scores(gradebook, exercise.assignment, student) is not None):
+                # the scores now in the gradebook: a manual grade given since counts
+                outcomes.append(_outcome(gradebook, exercise.assignment, student, entry["graded"],
+                                         entry["problems"]))
                 continue
             gradable, problems = inspect(folder, exercise.source)
+            if gradable:   # nbgrader grades only the notebook the assignment has: say so for the others
+                problems += [f"extra notebook {safe.quoted(p.name)} is not graded"
+                             for p in sorted(folder.glob("*.ipynb"))
+                             if p.name != exercise.notebook]
             gradebook.update_or_create_student(student)  # before the workers: no race to create it
             tasks.append(Task(student, key, gradable, problems))
     return outcomes, tasks
 
 
 def run(course, config, assignment, tasks, *, jobs=None, on_done):
-    """Grade ``tasks`` with a pool of nbgrader workers; ``on_done(outcome, key)`` for each one."""
+    """Grade ``tasks`` with a pool of nbgrader workers; ``on_done(outcome, key, replayable)`` for each one
+    (``replayable``: nbgrader graded it, or it is unreadable and scored 0, so a rerun of the same content
+    would give the same outcome)."""
     from nbgrader.api import Gradebook
     jobs = max(1, min(jobs or os.cpu_count() or 1, sum(1 for t in tasks if t.gradable) or 1))
     pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_start_worker, initargs=(config,))
@@ -286,14 +416,14 @@ def run(course, config, assignment, tasks, *, jobs=None, on_done):
                     pending[task.student] = (task, pool.apply_async(_autograde, (assignment, task.student)))
                 else:
                     _record_unreadable(gradebook, assignment, task.student)
-                    on_done(Outcome(task.student, False, *_scores(gradebook, assignment, task.student),
-                                    task.problems), task.key)
+                    outcome = _outcome(gradebook, assignment, task.student, False, task.problems)
+                    on_done(outcome, task.key, _scores(gradebook, assignment, task.student) is not None)
             for student, (task, result) in pending.items():
                 _, error = result.get()
                 problems = task.problems + ([f"nbgrader could not grade it: {error}"] if error else [])
                 problems += engine_problems(course.autograded / student / assignment)
-                on_done(Outcome(student, error is None, *_scores(gradebook, assignment, student), problems),
-                        task.key)
+                outcome = _outcome(gradebook, assignment, student, error is None, problems)
+                on_done(outcome, task.key, outcome.graded)
     except (Interrupted, KeyboardInterrupt):
         pool.terminate()
         raise Interrupted() from None
@@ -306,25 +436,34 @@ def run(course, config, assignment, tasks, *, jobs=None, on_done):
 
 def grade_class(assignment, *, jobs=None, force=False, students=None, shard=None, config=None, progress=True,
                 out=sys.stdout):
-    """Grade every submission of ``assignment``; return the list of Outcome."""
+    """Grade every submission of ``assignment``; return the list of Outcome, read back from the gradebook.
+
+    NotebookError (one line) when there is nothing to grade; GradebookMismatch when what was graded
+    is not in the gradebook.
+    """
     from tqdm import tqdm
 
     config = config or courses.load_config()
     course = courses.from_config(config)
     exercise = course.exercise(assignment)
     folders = select_submissions(course, assignment, students, shard)
+    _check_selection(course, assignment, folders, students, shard)
+    create_schema(course)
+    ensure_assignment(course, config, exercise, out=out)
     outcomes, tasks = plan(course, exercise, folders, force=force)
     if outcomes:
-        print(f"resuming: {len(outcomes)} submission(s) already graded, {len(tasks)} to go", file=out)
+        print(f"resuming: {len(outcomes)} submission(s) already graded in {_safe_url(course.gradebook_url)}, "
+              f"{len(tasks)} to go (--force grades them all again)", file=out)
 
     path = journal_path(course, assignment)
     path.parent.mkdir(parents=True, exist_ok=True)
     bar = tqdm(total=len(folders), initial=len(outcomes), unit="submission", desc=assignment,
                file=sys.stderr, disable=not progress, mininterval=0.5)
     with open(path, "a") as journal:
-        def finished(outcome, key):
+        def finished(outcome, key, replayable):
             outcomes.append(outcome)
-            journal.write(json.dumps({"student": outcome.student, "key": key, **dataclasses.asdict(outcome)}) + "\n")
+            journal.write(json.dumps({"student": outcome.student, "key": key, "replayable": replayable,
+                                      **dataclasses.asdict(outcome)}) + "\n")
             journal.flush()
             bar.update(1)
         try:
@@ -334,7 +473,23 @@ def grade_class(assignment, *, jobs=None, force=False, students=None, shard=None
                               f"run the same command again to resume") from None
         finally:
             bar.close()
+    verify(course, exercise, outcomes)
     return sorted(outcomes, key=lambda o: o.student)
+
+
+def _check_selection(course, assignment, folders, students, shard):
+    """A run that would grade nobody is an error, with what was expected."""
+    where = course.submitted / "<student>" / assignment
+    if students:
+        missing = sorted(set(students) - set(folders))
+        if missing:
+            raise notebooks.NotebookError(f"no submission of {assignment} for {', '.join(missing)} "
+                                          f"(expected {where}/)")
+    if not folders and not shard:
+        others = sorted({p.name for p in course.submitted.glob("*/*") if p.is_dir()})
+        hint = f"; submitted/ holds {', '.join(others[:5])}" if others else "; collect them first"
+        raise notebooks.NotebookError(f"no submissions of {assignment}: expected folders {where}/{hint} "
+                                      f"(nbgrader collect, or python -m autograder collect for an LMS zip)")
 
 
 def _raise_interrupted(signum, frame):

@@ -16,10 +16,11 @@ import nbgrader
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbconvert.preprocessors.sanitize import SanitizeHTML
+from nbgrader.validator import Validator
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests,
                                     GetGrades, IgnorePattern, LimitOutput, SaveAutoGrades)
 
-from autograder import course
+from autograder import course, validate
 from autograder.mathjax import copy_mathjax
 from autograder.preprocessors import SandboxedExecute
 
@@ -34,14 +35,16 @@ for setting, folder in course.LAYOUT.items():
 #   ATTENTION_GRADEBOOK_URL=postgresql://user@host/gradebook
 c.CourseDirectory.db_url = os.environ.get(course.GRADEBOOK_URL_VARIABLE, f"sqlite:///{HERE.parent / course.GRADEBOOK}")
 
-# LMS import with `nbgrader zip_collect ASSIGNMENT`: put the zip the LMS exports in
-# autograder/downloaded/ASSIGNMENT/archive/.  File names as Canvas writes them,
-# <student>_[late_]<user id>_<submission id>_<notebook>[-<resubmission>].ipynb;
-# for another LMS change this one expression.
+# LMS import: use `python -m autograder collect ASSIGNMENT` (autograder/collect.py), which
+# reads Canvas's and Moodle's layouts, decodes names zipped without the UTF-8 flag, keeps
+# the late marker and the zip's time as the timestamp, lists every file it skips and exits
+# non-zero when it collects nothing.  `nbgrader zip_collect` still works for Canvas's
+# layout (<student>_[late_]<user id>_<submission id>_<notebook>[-<resubmission>].ipynb,
+# underscores allowed in the student part), but with none of the above.
 c.ZipCollectApp.downloaded_directory = course.DOWNLOADED
 c.ZipCollectApp.collector_plugin = "nbgrader.plugins.FileNameCollectorPlugin"
 c.FileNameCollectorPlugin.named_regexp = (
-    r".*/(?P<student_id>[^/_]+)_(?:late_)?\d+_\d+_(?P<file_id>[^/]+?)(?:-\d+)?\.ipynb$")
+    r".*/(?P<student_id>[^/]+?)_(?:late_)?\d+_\d+_(?P<file_id>[^/]+?)(?:-\d+)?\.ipynb$")
 
 # The release needs no executed outputs, and stays byte-for-byte reproducible.
 c.GenerateAssignment.force = True
@@ -53,17 +56,29 @@ c.Autograde.autograde_preprocessors = [
     SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
 ]
 
+# Validate (the toolbar button and `nbgrader validate`): nbgrader runs the notebook in the
+# learner's kernel, which sees only the visible tests; the step HiddenChecks, appended to
+# the validator's steps (a class attribute: nbgrader offers no setting for it), adds the
+# hidden checks' verdict on each test cell, so a wrong solution never reads "passes all
+# the tests" (autograder/validate.py).  Jupyter and nbgrader load this file when they
+# start in the repository root or in autograder/.
+(_steps,) = Validator.preprocessors.default_args
+if validate.HiddenChecks not in _steps:
+    Validator.preprocessors.default_args = ([*_steps, validate.HiddenChecks],)
+
 # Feedback: hidden-test source is removed before the HTML is written, and the
 # page loads MathJax from ../../mathjax, i.e. autograder/feedback/mathjax, copied
 # there after each run (templates/feedback/mathjax.html.j2 shadows nbconvert's
-# macro, which always points at a CDN).
+# macro, which always points at a CDN).  Formgrader's page of a submission loads the
+# MathJax Jupyter serves (templates/formgrade/mathjax.html.j2).  The template *name* is
+# left to each of them (nbgrader's feedback step picks "feedback", Formgrader
+# "formgrade"); setting it here would give Formgrader the feedback page.
 c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
 # Learner text never runs in a reader's browser: nbconvert's sanitiser (bleach) cleans the
 # HTML of markdown cells, raw cells and outputs, in the feedback and in formgrader's pages
 # (which use the same HTMLExporter settings), so a submitted <script> or onerror= is inert.
 c.HTMLExporter.sanitize_html = True
 c.HTMLExporter.preprocessors = [SanitizeHTML]
-c.HTMLExporter.template_name = "feedback"
 c.HTMLExporter.extra_template_basedirs = [
     str(HERE / "templates"),
     str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"),

@@ -20,11 +20,15 @@ def count_mistakes(course, assignment):
     mistakes = {m.id: m.message for m in (*SHARED_MISTAKES, *exercise.catalogue.MISTAKES)}
     extra = {"(not attempted)": "a function still raises NotImplementedError",
              "(timeout or crash)": "the code was stopped: too slow, endless, or it killed its process",
-             "(other wrong answer)": "a failed test whose answer matches no catalogued mistake"}
+             "(other wrong answer)": "a failed test, and no catalogued mistake named for this student"}
     counts = collections.Counter()
     students = sorted(p.parent.name for p in course.autograded.glob(f"*/{assignment}") if p.is_dir())
+    if not students:
+        raise notebooks.NotebookError(f"nothing graded for {assignment}: expected autograded notebooks in "
+                                      f"{course.autograded / '<student>' / assignment}/ "
+                                      f"(run python -m autograder grade {assignment} first)")
     for student in students:
-        found = set()
+        found, unexplained = set(), False
         for path in (course.autograded / student / assignment).glob("*.ipynb"):
             for _, ename, message in notebooks.test_cell_errors(path):
                 named = {i for i, text in mistakes.items() if text in message}
@@ -35,7 +39,10 @@ def count_mistakes(course, assignment):
                 elif NOT_IMPLEMENTED in message:
                     found.add("(not attempted)")
                 else:
-                    found.add("(other wrong answer)")
+                    unexplained = True
+        # a visible test fails too when a catalogued mistake was named: that is the same mistake
+        if unexplained and not (found & set(mistakes)):
+            found.add("(other wrong answer)")
         counts.update(found)
     return students, counts, {**mistakes, **extra}
 

@@ -111,7 +111,7 @@ def test_feedback_names_the_mistake_and_hides_the_hidden_tests(graded_class):
         assert "BEGIN HIDDEN TESTS" not in html
         assert "autograder.catalogue" not in html and "check_axis" not in html
         assert "cdnjs" not in html and "cdn.jsdelivr" not in html
-        assert 'src="../../mathjax/MathJax.js' in html
+        assert 'src="../../mathjax/MathJax.js' in html and "white-space: pre-wrap" in html
     assert (feedback / "mathjax" / "MathJax.js").exists()
 
 
@@ -121,5 +121,12 @@ def test_feedback_math_renders_offline(graded_class, browser):
         page, problems = helpers.open_page(browser, f"{url}/carol/01_softmax/softmax.html")
         problems += helpers.math_problems(page, at_least=1)
         assert "the `axis` argument is ignored" in page.inner_text("body")
+        page.set_viewport_size({"width": 1046, "height": 800})      # the issue's feedback box
+        overflow = page.evaluate("""() => {
+            const wide = [...document.querySelectorAll('div.output_subarea pre')]
+                .filter(e => e.scrollWidth > e.clientWidth || e.getBoundingClientRect().right > innerWidth);
+            return {wide: wide.length, page: document.scrollingElement.scrollWidth - innerWidth};
+        }""")
+        assert overflow == {"wide": 0, "page": 0}, overflow    # the diagnostic wraps: its fix is on screen
         page.close()
     assert problems == []
