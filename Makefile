@@ -44,17 +44,19 @@ debian-packages:
 # PostgreSQL, nor a book build, nor an nbgrader run.
 check: $(VENV)/.installed debian-packages
 	$(BIN)/ruff check .
-	PATH="$(BIN):$$PATH" $(BIN)/pytest -m "not browser and not postgres and not book and not nbgrader" tests
+	PATH="$(BIN):$$PATH" $(BIN)/pytest -m "$(FAST)" tests
 
 # The book's package as a wheel (the site ships it too: book/_ext/book_wheel.py).
 wheel: $(VENV)/.installed
 	$(BIN)/pip wheel --quiet --no-deps --no-build-isolation -w _build/wheel .
 	rm -rf build   # setuptools' scratch folder
 
-# Every test: the book build with -W, nbval on every chapter, the exercises,
-# the catalogues, the self-check and the instructor's nbgrader workflow.
-test: $(VENV)/.installed debian-packages
-	PATH="$(BIN):$$PATH" $(BIN)/pytest --nbval --nbval-current-env tests book
+# Every test: the fast tier first, then the rest (the book build with -W, the
+# browser, PostgreSQL and nbgrader tests), then nbval on every chapter.
+FAST := not browser and not postgres and not book and not nbgrader
+test: check
+	PATH="$(BIN):$$PATH" $(BIN)/pytest -m "not ($(FAST))" tests
+	PATH="$(BIN):$$PATH" $(BIN)/pytest --nbval --nbval-current-env book
 
 clean:
 	rm -rf _build build $(VENV) *.egg-info

@@ -15,11 +15,12 @@ os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get(
 FIXTURE_MARKERS = {"site": "book", "browser": "browser", "new_postgres_database": "postgres"}
 
 
+@pytest.hookimpl(tryfirst=True)   # before `-m` deselects by marker
 def pytest_collection_modifyitems(items):
     """Mark each test by what it needs, read from the fixtures it uses."""
     for item in items:
         for fixture, marker in FIXTURE_MARKERS.items():
-            if fixture in item.fixturenames:
+            if fixture in getattr(item, "fixturenames", ()):   # nbval cells have none
                 item.add_marker(marker)
         params = getattr(getattr(item, "callspec", None), "params", {})
         if "postgresql" in params.values():
