@@ -42,13 +42,9 @@ from pathlib import Path
 
 import numpy as np
 
-try:
-    from attention.online_softmax import online_softmax_attention
-    from attention.scaled import scaled_dot_product_attention
-except ImportError:  # run from a clone without `pip install -e .`
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book"))
-    from attention.online_softmax import online_softmax_attention
-    from attention.scaled import scaled_dot_product_attention
+# The book's library, installed with the project (`make book`, or `pip install .`).
+from attention.online_softmax import online_softmax_attention
+from attention.scaled import scaled_dot_product_attention
 
 N = M = 2048
 D = D_V = 64
