@@ -5,8 +5,6 @@ a line `# ---- trick ----`, then an attack on the grader.  The engine grades the
 whole file and the honest part alone; the attack may never score more.  Side
 effects (processes left behind, files written) are checked on the host.
 """
-import contextlib
-import io
 import json
 import os
 import subprocess
@@ -48,21 +46,20 @@ def test_attack_earns_nothing_extra(path, honest_scores):
     report = grade(assignment, code)
     assert report.max_score == sum(t.points for t in _source(assignment).source.tests)
     assert report.score <= honest_scores[honest], [t.message for t in report.tests]
-    _assert_text_report_is_clean(report)
+    _assert_text_report_is_clean(report, assignment)
 
 
-def _assert_text_report_is_clean(report):
-    """The self-check's text report of any submission: one line per test (and per broken cell),
-    nothing a terminal would interpret, every character encodable."""
-    from autograder.__main__ import _print_report
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        _print_report(report, "submission.ipynb")
-    lines = out.getvalue().splitlines()
-    assert len(lines) == 1 + len(report.tests) + sum(1 for run in report.cells if run.error)
-    assert lines[0].endswith(f"{report.score:g} / {report.max_score:g} points")
+def _assert_text_report_is_clean(report, assignment):
+    """The self-check's text report of any submission: one line per test (and per broken cell, a
+    first cause folding the NameErrors it explains), nothing a terminal would interpret, every
+    character encodable."""
+    from autograder import selfcheck
+    lines = selfcheck.report_text(_source(assignment), report, "submission.ipynb").splitlines()
+    broken = sum(1 for run in report.cells if run.error)
+    assert 1 + len(report.tests) <= len(lines) <= 1 + len(report.tests) + broken, lines
+    assert f"{report.score:g} / {report.max_score:g} points" in lines[0]
     assert all(line.isprintable() for line in lines), [line for line in lines if not line.isprintable()]
-    out.getvalue().encode("utf-8")
+    "\n".join(lines).encode("utf-8")
 
 
 def test_no_process_or_file_is_left_behind():
