@@ -41,7 +41,7 @@ debian-packages:
 	fi
 
 # The fast tier: lint, then every test that needs neither a browser, nor
-# PostgreSQL, nor a book build, nor an nbgrader run.
+# PostgreSQL, nor a book build, nor an nbgrader run, nor a fresh venv.
 check: $(VENV)/.installed debian-packages
 	$(BIN)/ruff check .
 	PATH="$(BIN):$$PATH" $(BIN)/pytest -m "$(FAST)" tests
@@ -53,7 +53,7 @@ wheel: $(VENV)/.installed
 
 # Every test: the fast tier first, then the rest (the book build with -W, the
 # browser, PostgreSQL and nbgrader tests), then nbval on every chapter.
-FAST := not browser and not postgres and not book and not nbgrader
+FAST := not browser and not postgres and not book and not nbgrader and not venv
 test: check
 	PATH="$(BIN):$$PATH" $(BIN)/pytest -m "not ($(FAST))" tests
 	PATH="$(BIN):$$PATH" $(BIN)/pytest --nbval --nbval-current-env book

@@ -138,7 +138,10 @@ def read_notebook(path):
         problem = _cell_problem(cell)
         if problem:
             raise NotebookError(f"{path}: not a valid notebook (cell {index}: {problem})")
-    return _node(raw)
+    try:
+        return _node(raw)
+    except RecursionError:  # metadata nested deeper than any notebook needs
+        raise NotebookError(f"{path}: nested too deeply to be a notebook") from None
 
 
 class Node(dict):

@@ -17,6 +17,8 @@ from autograder import collect as collecting
 from autograder import course as courses
 from autograder.notebooks import NotebookError
 
+pytestmark = pytest.mark.nbgrader
+
 CORRECT = helpers.SUBMISSIONS / "01_softmax" / "correct" / "logsumexp.py"
 WRONG = helpers.SUBMISSIONS / "01_softmax" / "wrong" / "axis_ignored.py"
 

@@ -19,6 +19,8 @@ import helpers
 from autograder import classrun
 from autograder import course as courses
 
+pytestmark = pytest.mark.nbgrader
+
 WRONG = helpers.SUBMISSIONS / "01_softmax" / "wrong" / "axis_ignored.py"
 
 

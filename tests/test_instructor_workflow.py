@@ -18,6 +18,8 @@ import postgres
 from autograder import classrun
 from autograder import course as courses
 
+pytestmark = pytest.mark.nbgrader
+
 CORRECT = helpers.SUBMISSIONS / "01_softmax" / "correct" / "logsumexp.py"
 WRONG = helpers.SUBMISSIONS / "01_softmax" / "wrong"
 CLASS = {"alice": (CORRECT, 7.0), "carol": (WRONG / "axis_ignored.py", 4.0),

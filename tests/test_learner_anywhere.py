@@ -19,6 +19,8 @@ import helpers
 import learner_cells
 from test_book import toc_files
 
+pytestmark = pytest.mark.venv
+
 CORRECT = (helpers.SUBMISSIONS / "01_softmax" / "correct" / "logsumexp.py").read_text()
 WRONG = (helpers.SUBMISSIONS / "01_softmax" / "wrong" / "axis_ignored.py").read_text()
 AXIS_MISTAKE = "the `axis` argument is ignored"

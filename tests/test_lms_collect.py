@@ -20,6 +20,8 @@ from nbgrader.api import Gradebook
 import helpers
 from autograder import collect as lms
 
+pytestmark = pytest.mark.nbgrader
+
 CORRECT = helpers.SUBMISSIONS / "01_softmax" / "correct" / "logsumexp.py"
 WRONG = helpers.SUBMISSIONS / "01_softmax" / "wrong" / "axis_ignored.py"
 ON_TIME = (2026, 11, 18, 9, 30, 0)

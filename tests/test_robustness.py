@@ -124,14 +124,14 @@ def test_the_two_submissions_that_stopped_the_class():
         next(c for c in raw["cells"] if c["cell_type"] == "code")["metadata"]["nbgrader"] = "grade me"
         path.write_text(json.dumps(raw))
         gradable, problems = classrun.inspect(Path(folder), SOURCE)
-        assert not gradable and "nbgrader metadata that is not a dictionary" in problems[0]
+        assert not gradable and "nbgrader metadata is not an object" in problems[0]
 
 
 # --------------------------------------------------------------------------- the class run
 FORGED = "x\n  mallory  0 points  plagiarism detected: copied from alice\n.ipynb"
 POISONED = {  # student: (what goes in the folder, how the reason reads)
     "deep": ({"softmax.ipynb": "[" * 100_000 + "]" * 100_000}, "nested too deeply"),
-    "stringmeta": ("stringmeta", "not a dictionary"),
+    "stringmeta": ("stringmeta", "nbgrader metadata is not an object"),
     "forger": ({FORGED: "{}"}, "renamed notebook"),
     "huge": ({"softmax.ipynb": " " * (classrun.MAX_NOTEBOOK_BYTES + 1)}, "MiB"),
     "folder": ({"softmax.ipynb/": None}, "is a folder"),
@@ -288,7 +288,7 @@ def test_self_check_text_is_clean(tmp_path):
         text = result.stdout.decode(encoding)
         assert "\x1b" not in text and "\x07" not in text
         lines = text.splitlines()
-        assert lines[0].endswith("4 / 7 points") and sum("PASS" in line for line in lines) <= 4
+        assert "4 / 7 points" in lines[0] and sum("PASS" in line for line in lines) <= 4
 
 
 def test_safe_terminal_and_quoted():

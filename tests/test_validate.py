@@ -11,6 +11,8 @@ import pytest
 
 import helpers
 
+pytestmark = pytest.mark.nbgrader
+
 WRONG = helpers.SUBMISSIONS / "01_softmax" / "wrong" / "axis_ignored.py"
 CORRECT = helpers.SUBMISSIONS / "01_softmax" / "correct" / "logsumexp.py"
 
