@@ -773,13 +773,9 @@ def _all_close(got, want):
     return got is not None and close(got, want)
 
 
-def diagnose(record, mistakes):
-    """The message for a wrong answer: the first catalogued mistake that matches, else a plain description."""
-    return _diagnosis(record, mistakes)[1]
-
-
 def _diagnosis(record, mistakes):
-    """(key, message): the key names the mistake (its id) or the kind of plain description."""
+    """(key, message) for a wrong answer: the first catalogued mistake that matches, else a plain
+    description; the key names the mistake (its id) or the kind of plain description."""
     for mistake in mistakes:
         found = mistake.shown_by(record)
         if found:

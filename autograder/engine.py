@@ -21,7 +21,6 @@ import traceback
 import numpy as np
 
 from . import checks, notebooks
-from .course import default_course
 from .results import STOPPED, CellRun, Kind, Report, TestResult
 from .sandbox import Limits, RemoteError, ReplyBudget, Worker, WorkerError, WorkerTimeout
 
@@ -277,11 +276,3 @@ def _changed_input_message(source, function, indexes):
     return (f"your function changed its input: {function} wrote into {', '.join(labels)} in place. "
             f"Inputs must never be modified; compute into a new array instead "
             f"(`shifted = x - x.max()`, not `x -= x.max()`).")
-
-
-def grade_file(path, limits=Limits(), course=None):
-    """Self-check: read a notebook file, recognise its exercise in ``course`` (default: the
-    repository's, or the one packaged with the wheel) and grade it."""
-    submission = notebooks.read_notebook(path)
-    course = course or default_course()
-    return run_tests(course.identify(submission), submission, limits, draw=checks.self_check_draw())

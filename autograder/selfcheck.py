@@ -28,13 +28,16 @@ _UNDEFINED = ("is not defined", "no function named")
 
 
 def grade(path, course=None, limits=None):
-    """(exercise, report) for the notebook file ``path``; NotebookError if it cannot be graded."""
-    from . import engine
+    """(exercise, report) for the notebook file ``path``; NotebookError if it cannot be graded.
+
+    The hidden inputs are a fresh self-check draw, never the class run's (``checks.self_check_draw``).
+    """
+    from . import checks, engine
     from .course import default_course
     from .sandbox import Limits
     submission = notebooks.read_notebook(path)
     exercise = (course or default_course()).identify(submission)
-    return exercise, engine.run_tests(exercise, submission, limits or Limits())
+    return exercise, engine.run_tests(exercise, submission, limits or Limits(), draw=checks.self_check_draw())
 
 
 def _root_cause(report):

@@ -88,11 +88,11 @@ def test_gradebook_holds_the_engines_and_the_manual_scores(graded_class):
 
 
 def test_autograded_part_equals_the_self_check(graded_class):
-    from autograder import engine
+    from autograder import selfcheck
     with Gradebook(helpers.gradebook_url(graded_class)) as gradebook:
         for student in EXPECTED:
             path = helpers.submitted(graded_class, student)
-            assert engine.grade_file(path).score == gradebook.find_submission("01_softmax", student).code_score
+            assert selfcheck.grade(path)[1].score == gradebook.find_submission("01_softmax", student).code_score
 
 
 def test_csv_export_has_the_scores(graded_class):
