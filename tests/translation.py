@@ -1,0 +1,98 @@
+"""Checks of a gettext catalog of the book's Japanese edition, one message at a time.
+
+Used by tests/test_japanese_edition.py and by translators on their own work:
+
+    python tests/translation.py locales/ja/LC_MESSAGES/book/01_softmax.po ...
+
+prints one line per problem and exits non-zero when there is any.  A message
+is in order when:
+
+* it is translated and not fuzzy (an English edit makes its entry fuzzy);
+* every piece of maths, role (citation, cross-reference, term), inline code
+  and link target of the English is in the translation, character for
+  character (they are not prose: they must not be lost or retyped);
+* it is Japanese: an English message with prose gets a translation with
+  Japanese in it, unless a translator comment says ``English on purpose``;
+* it is in the book's style, である調 (no です/ます sentence ends);
+* it does not begin with ``1. `` (Markdown would read a numbered list; write
+  ``1\\. ``).
+"""
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+ON_PURPOSE = "English on purpose"
+
+# Not prose: kept character for character.  Order matters (display maths first).
+TOKENS = re.compile(
+    r"\$\$.+?\$\$"                       # display maths
+    r"|(?<![\\$])\$[^$\n]+?\$"           # inline maths
+    r"|\{[a-z:]+\}`[^`]+`"               # a role: {cite:p}`key`, {ref}`label`, {doc}`page`
+    r"|``[^`]+``|`[^`\n]+`"              # inline code
+    r"|\]\([^)\s]+\)"                    # a link's target
+    r"|<https?://[^>]+>",                # an autolink
+    re.S)
+JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff01-\uff5e]")
+PROSE_WORD = re.compile(r"\b[A-Za-z][a-z]{2,}\b")
+POLITE = re.compile(r"(です|ます|でした|ました|ません|でしょう)[。．！？)）」]?\s*$|(です|ます|でした|ました|ません)。")
+LIST_TRAP = re.compile(r"^\d+\.\s")
+
+
+def tokens(text):
+    """The maths, roles, code and link targets of a message, as a multiset."""
+    return Counter(TOKENS.findall(text))
+
+
+def prose_words(text):
+    """English words of a message outside its maths, roles and code."""
+    return PROSE_WORD.findall(TOKENS.sub(" ", text))
+
+
+def message_problems(message):
+    """What is wrong with one babel Message (empty list: nothing)."""
+    english, japanese = message.id, message.string
+    if "fuzzy" in message.flags:
+        return ["fuzzy (the English changed: update the translation, then drop the flag)"]
+    if not japanese:
+        return ["not translated"]
+    problems = []
+    missing = tokens(english) - tokens(japanese)
+    if missing:
+        problems.append("lost or changed: " + ", ".join(sorted(missing)))
+    on_purpose = any(ON_PURPOSE in comment for comment in message.user_comments)
+    if len(prose_words(english)) >= 2 and not JAPANESE.search(japanese) and not on_purpose:
+        problems.append(f"still English (or add the translator comment '# {ON_PURPOSE}: why')")
+    if POLITE.search(TOKENS.sub(" ", japanese)):
+        problems.append("です/ます: the book writes である調")
+    if LIST_TRAP.match(japanese) and not LIST_TRAP.match(english):
+        problems.append(r"begins with 'N. ', which Markdown reads as a list: write 'N\. '")
+    return problems
+
+
+def catalog_problems(path):
+    """(msgid excerpt, problem) for every message of a .po file that is not in order."""
+    from babel.messages.pofile import read_po
+    with open(path, "rb") as handle:
+        catalog = read_po(handle)
+    found = []
+    for message in catalog:
+        if not message.id:       # the header
+            continue
+        for problem in message_problems(message):
+            found.append((message.id[:60].replace("\n", " "), problem))
+    return found
+
+
+def main(paths):
+    total = 0
+    for path in paths:
+        for excerpt, problem in catalog_problems(path):
+            print(f"{Path(path).name}: {excerpt!r}: {problem}")
+            total += 1
+    print(f"{total} problem(s) in {len(paths)} catalog(s)", file=sys.stderr)
+    return 1 if total else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
