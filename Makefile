@@ -1,5 +1,6 @@
 # The two commands of the README:
-#   make book   create .venv from requirements.txt, build the book into _build/html
+#   make book   create .venv from requirements.txt, build the book: the English
+#               edition into _build/html, the Japanese one into _build/html/ja
 #               (with the book's wheel, which the learners page links)
 #   make test   the same set-up (plus the Debian packages the tests need), then every test
 # and the fast tier, `make check`: ruff and the tests that need no browser, no
@@ -19,7 +20,7 @@ BOOK_PACKAGES  := graphviz
 DEBIAN_PACKAGES := $(BOOK_PACKAGES) bubblewrap postgresql chromium fonts-noto-cjk
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: book test check wheel book-packages debian-packages clean
+.PHONY: book locales test check wheel book-packages debian-packages clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +30,16 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 
 book: $(VENV)/.installed book-packages
 	$(BIN)/jupyter-book build . -W -n --keep-going
-	@echo "The book is in _build/html: open _build/html/index.html in a browser."
+	$(BIN)/python book/_ext/editions.py ja
+	@echo "The book is in _build/html: open _build/html/index.html (English) or _build/html/ja/index.html (日本語)."
+
+# After an English edit: the message templates afresh, merged into the Japanese
+# catalogs (changed entries become fuzzy, new ones empty; locales/ja/README.md).
+locales: $(VENV)/.installed
+	$(BIN)/jupyter-book build . --builder custom --custom-builder gettext -q
+	$(BIN)/sphinx-intl update -p _build/gettext -l ja -d locales
+	$(BIN)/python tests/translation.py locales/ja/LC_MESSAGES/book/*.po || \
+	  echo "Translate the entries above (locales/ja/README.md), then run make book."
 
 book-packages:
 	@$(MAKE) --no-print-directory debian-packages DEBIAN_PACKAGES="$(BOOK_PACKAGES)"

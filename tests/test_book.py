@@ -28,9 +28,11 @@ def toc_files():
     return files
 
 
-def test_only_pages_in_the_toc_are_built(site):
-    built = {p.relative_to(site).with_suffix("").as_posix() for p in site.rglob("*.html")
-             if not p.relative_to(site).parts[0].startswith("_")}
+@pytest.mark.parametrize("edition", ["", "ja"])
+def test_only_pages_in_the_toc_are_built(site, edition):
+    root = site / edition
+    built = {p.relative_to(root).with_suffix("").as_posix() for p in root.rglob("*.html")
+             if not p.relative_to(root).parts[0].startswith("_") and p.relative_to(root).parts[0] != "ja"}
     assert built - {"index", "genindex", "search"} == set(toc_files())
     for folder in ("solutions", "exercises", "autograder", "tests"):
         assert not (site / folder).exists(), f"{folder}/ must never be part of the book"

@@ -1,10 +1,13 @@
 """The built book in a real browser, offline: Playwright drives Debian's Chromium.
 
-Every page is served from localhost and loaded: no console error, no failed
-request, every image loaded, MathJax typesets every formula with no raw TeX left,
-every internal link and anchor resolves.  The search page finds the softmax
-chapter; Japanese glyphs render (not as empty boxes); a screenshot of every
-chapter is saved in _build/screenshots/.
+Every page of both editions (English, and Japanese in ja/) is served from
+localhost and loaded: no console error, no failed request, every image loaded,
+MathJax typesets every formula with no raw TeX left, every internal link and
+anchor resolves.  The search page finds the softmax chapter (for ソフトマックス in
+the Japanese edition); Japanese glyphs render (not as empty boxes); the glossary's
+Japanese terms never break inside a word at 1280 px; the language switch leads to
+the same page in the other edition and back; a screenshot of every chapter is
+saved in _build/screenshots/.
 """
 import re
 from pathlib import Path
@@ -24,9 +27,13 @@ def server(site):
         yield url
 
 
+EDITIONS = ["", "ja"]   # the folder of each edition in the site
+
+
 def pages(site):
+    """Every page of both editions (ja/... for the Japanese one)."""
     return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
-                  if not p.relative_to(site).parts[0].startswith("_"))
+                  if not any(part.startswith("_") for part in p.relative_to(site).parts))
 
 
 IMAGES = """() => Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)"""
@@ -36,7 +43,7 @@ def test_every_page_loads_cleanly_offline(site, server, browser):
     problems = []
     for name in pages(site):
         page, seen = helpers.open_page(browser, f"{server}/{name}")
-        if name != "index.html":  # index.html only redirects
+        if name not in ("index.html", "ja/index.html"):  # the editions' index.html only redirect
             seen += helpers.math_problems(page)
             seen += [f"image not loaded: {src}" for src in page.evaluate(IMAGES)]
         problems += [f"{name}: {problem}" for problem in seen]
@@ -69,9 +76,10 @@ def test_every_internal_link_and_anchor_resolves(site):
     assert missing == []
 
 
-def test_search_finds_the_softmax_chapter(server, browser):
+@pytest.mark.parametrize("edition, query", [("", "softmax"), ("ja/", "ソフトマックス")])
+def test_search_finds_the_softmax_chapter(server, browser, edition, query):
     page = browser.new_page()
-    page.goto(f"{server}/search.html?q=softmax", wait_until="networkidle")
+    page.goto(f"{server}/{edition}search.html?q={query}", wait_until="networkidle")
     page.wait_for_selector("#search-results li", timeout=20000)
     links = page.eval_on_selector_all("#search-results li a", "els => els.map(e => e.getAttribute('href'))")
     page.close()
@@ -88,15 +96,55 @@ GLYPHS = """(text) => {
 }"""
 
 
-def test_japanese_glyphs_render(server, browser):
+@pytest.mark.parametrize("name", ["book/glossary.html", "ja/book/glossary.html", "ja/book/03_additive_attention.html"])
+def test_japanese_glyphs_render(server, browser, name):
     page = browser.new_page()
-    page.goto(f"{server}/book/glossary.html", wait_until="networkidle")
+    page.goto(f"{server}/{name}", wait_until="networkidle")
     assert "加法注意" in page.inner_text("body")
     drawn = page.evaluate(GLYPHS, "注意機構")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / "glossary.png"), full_page=True)
+    page.screenshot(path=str(SCREENSHOTS / name.replace("/", "_").replace(".html", ".png")), full_page=True)
     page.close()
     assert drawn["text"] != drawn["boxes"], "Japanese text is drawn as empty boxes: install a CJK font"
+
+
+# Each space-separated word of the glossary's Japanese column, wrapped in a span: a word broken
+# across two lines has two client rectangles.
+BROKEN_WORDS = r"""() => {
+    const broken = [];
+    for (const cell of document.querySelectorAll('section#glossary table tbody td:nth-child(2)')) {
+        const words = cell.textContent.split(/\s+/).filter(w => w);
+        cell.innerHTML = words.map(w => '<span class="w">' + w + '</span>').join(' ');
+        for (const span of cell.querySelectorAll('span.w')) {
+            if (span.getClientRects().length > 1) broken.push(span.textContent);
+        }
+    }
+    return {broken: broken, cells: document.querySelectorAll('section#glossary table tbody td:nth-child(2)').length};
+}"""
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_glossary_japanese_terms_never_break_inside_a_word_at_1280_px(server, browser, edition):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{server}/{edition + '/' if edition else ''}book/glossary.html", wait_until="networkidle")
+    result = page.evaluate(BROKEN_WORDS)
+    page.close()
+    assert result["cells"] > 40
+    assert result["broken"] == []
+
+
+def test_the_language_switch_leads_to_the_same_page_and_back(server, browser):
+    page = browser.new_page()
+    page.goto(f"{server}/book/06_scaled_dot_product_attention.html", wait_until="networkidle")
+    page.click("a.edition-switch[hreflang=ja]")
+    page.wait_for_load_state("networkidle")
+    assert page.url == f"{server}/ja/book/06_scaled_dot_product_attention.html"
+    assert page.evaluate("document.documentElement.lang") == "ja"
+    page.click("a.edition-switch[hreflang=en]")
+    page.wait_for_load_state("networkidle")
+    assert page.url == f"{server}/book/06_scaled_dot_product_attention.html"
+    assert page.evaluate("document.documentElement.lang") == "en"
+    page.close()
 
 
 def test_screenshot_of_every_chapter(site, server, browser):
@@ -124,10 +172,11 @@ MATH_WIDTHS = """() => Array.from(document.querySelectorAll('div.math')).map(box
 })"""
 
 
+@pytest.mark.parametrize("edition", EDITIONS)
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_display_math_fits_its_column_at_1280_px(server, browser, chapter):
+def test_display_math_fits_its_column_at_1280_px(server, browser, chapter, edition):
     page = browser.new_page(viewport=WIDE_PAGE)
-    page.goto(f"{server}/{chapter}.html", wait_until="networkidle")
+    page.goto(f"{server}/{edition + '/' if edition else ''}{chapter}.html", wait_until="networkidle")
     page.evaluate(helpers.WAIT_FOR_MATHJAX)
     formulas = page.evaluate(MATH_WIDTHS)
     page.close()

@@ -34,8 +34,9 @@ TOKENS = re.compile(
     r"|<https?://[^>]+>",                # an autolink
     re.S)
 JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff01-\uff5e]")
-PROSE_WORD = re.compile(r"\b[A-Za-z][a-z]{2,}\b")
-POLITE = re.compile(r"(です|ます|でした|ました|ません|でしょう)[。．！？)）」]?\s*$|(です|ます|でした|ました|ません)。")
+PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z][a-z]{2,}\b")   # not a LaTeX command such as \frac
+LATEX_TEXT = re.compile(r"\\(?:text|mathrm|operatorname|textrm)\{[^{}]*\}")
+POLITE = re.compile(r"(です|ます|でした|ました|ません|でしょう)(?=[。、．！？」）)（(\s]|$)")
 LIST_TRAP = re.compile(r"^\d+\.\s")
 
 
@@ -45,8 +46,9 @@ def tokens(text):
 
 
 def prose_words(text):
-    """English words of a message outside its maths, roles and code."""
-    return PROSE_WORD.findall(TOKENS.sub(" ", text))
+    """English words of a message outside its maths, roles and code (the body of a display
+    formula, a message of its own without its $$, is maths too)."""
+    return PROSE_WORD.findall(LATEX_TEXT.sub(" ", TOKENS.sub(" ", text)))
 
 
 def message_problems(message):

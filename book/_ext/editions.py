@@ -11,7 +11,9 @@ copy of a notebook is ever written.
 As a Sphinx extension this module adds what Sphinx's i18n does not do:
 
 * the alt text of figures (notebook outputs and diagrams), an attribute and
-  not a text node, is extracted into the catalogs and translated;
+  not a text node, is extracted into the catalogs and translated, and so are
+  the table of contents' part captions (sphinx-external-toc adds them after
+  Sphinx has translated the page);
 * every page gets a link to the same page in the other edition;
 * the Japanese edition gets its title, search language and CJK fonts.
 
@@ -65,14 +67,17 @@ def _extract_alt_texts(app, doctree, docname):
         catalog.add(node["alt"], MsgOrigin(node.source or docname, node.line or 0))
 
 
-class TranslateAltText(SphinxTransform):
-    """Translate each figure's alt text with its page's catalog (after Sphinx's Locale, 20)."""
+class TranslateAttributes(SphinxTransform):
+    """Translate what Sphinx's Locale transform (priority 20) does not reach: each figure's
+    alt text, and the part captions of the table of contents, which sphinx-external-toc
+    inserts at priority 100.  Both are looked up in the page's own catalog."""
 
-    default_priority = 21
+    default_priority = 101
 
     def apply(self, **kwargs):
         if language_of(self.config) == "en":
             return
+        from sphinx import addnodes
         from sphinx.locale import init as init_locale
         from sphinx.util.i18n import docname_to_domain
         dirs = [str(Path(self.env.srcdir, d)) for d in self.config.locale_dirs]
@@ -81,9 +86,10 @@ class TranslateAltText(SphinxTransform):
         if not found:
             return
         for node in self.document.findall(_has_alt):
-            translated = catalog.gettext(node["alt"])
-            if translated:
-                node["alt"] = translated
+            node["alt"] = catalog.gettext(node["alt"])
+        for toctree in self.document.findall(addnodes.toctree):
+            if toctree.get("caption"):
+                toctree["caption"] = toctree["rawcaption"] = catalog.gettext(toctree["caption"])
 
 
 # --- the switch between editions ------------------------------------------
@@ -119,7 +125,7 @@ def setup(app):
     app.connect("doctree-resolved", _extract_alt_texts)
     # before the theme (500), which drops header templates that render empty
     app.connect("html-page-context", _add_switch, priority=400)
-    app.add_transform(TranslateAltText)
+    app.add_transform(TranslateAttributes)
     app.add_css_file("editions.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 

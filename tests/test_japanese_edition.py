@@ -1,0 +1,175 @@
+"""The Japanese edition: complete catalogs, Japanese pages, a switch between editions.
+
+The catalogs are checked against the book as it is now: the message templates
+are extracted afresh and merged into a copy of ``locales/`` exactly as
+``make locales`` does, so an English edit that nobody translated shows up here
+as a fuzzy or empty entry.  Each message is then checked by
+``tests/translation.py`` (maths, citations and cross-references kept, Japanese,
+である調).  The built pages are checked for English prose outside code, and for
+the language switch on every page.  The browser tests of both editions are in
+test_browser.py.
+"""
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+import helpers
+import translation
+from test_book import toc_files
+
+LOCALES = helpers.REPO / "locales"
+CATALOGS = LOCALES / "ja" / "LC_MESSAGES" / "book"
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(scope="module")
+def merged_catalogs(tmp_path_factory):
+    """locales/ after `make locales` on the current sources (in a scratch copy)."""
+    scratch = tmp_path_factory.mktemp("i18n")
+    result = subprocess.run([str(BIN / "jupyter-book"), "build", str(helpers.REPO), "--builder", "custom",
+                             "--custom-builder", "gettext", "--path-output", str(scratch)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    shutil.copytree(LOCALES, scratch / "locales")
+    result = subprocess.run([str(BIN / "sphinx-intl"), "update", "-p", str(scratch / "_build" / "gettext"),
+                             "-l", "ja", "-d", str(scratch / "locales")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return scratch / "locales" / "ja" / "LC_MESSAGES" / "book"
+
+
+def test_every_page_has_a_catalog():
+    pages = {Path(page).name for page in toc_files()}
+    assert {path.stem for path in CATALOGS.glob("*.po")} == pages
+
+
+@pytest.mark.book   # builds the message templates with Jupyter Book
+def test_the_catalogs_are_current_complete_and_in_order(merged_catalogs):
+    problems = [f"{path.name}: {excerpt!r}: {problem}"
+                for path in sorted(merged_catalogs.glob("*.po"))
+                for excerpt, problem in translation.catalog_problems(path)]
+    assert problems == [], f"{len(problems)} problem(s), e.g.\n" + "\n".join(problems[:30])
+
+
+def test_the_checker_catches_what_it_promises():
+    """tests/translation.py on hand-made messages: each rule fires, a good translation passes."""
+    from babel.messages.catalog import Message
+
+    def problems(english, japanese, **kwargs):
+        return translation.message_problems(Message(english, japanese, **kwargs))
+
+    english = "The weights $\\alpha_{ij}$ of {cite:t}`bahdanau2015` sum to 1 ({ref}`notation`)."
+    good = "{cite:t}`bahdanau2015` の重み $\\alpha_{ij}$ の和は 1 である（{ref}`notation`）。"
+    assert problems(english, good) == []
+    assert problems(english, "") == ["not translated"]
+    assert "fuzzy" in problems(english, good, flags=["fuzzy"])[0]
+    assert "lost or changed" in problems(english, good.replace("$\\alpha_{ij}$", "α"))[0]
+    assert "lost or changed" in problems(english, good.replace(" ({ref}`notation`)", "")
+                                         .replace("（{ref}`notation`）", ""))[0]
+    assert "still English" in problems(english, english)[0]
+    assert problems("English", "English", user_comments=["English on purpose: a column"]) == []
+    assert "である調" in problems(english, good.replace("である", "です"))[0]
+    assert "list" in problems("1.1 Definition", "1. 定義")[0]
+    assert problems("1. Softmax", "1\\. ソフトマックス") == []
+
+
+# --- the built Japanese pages ---------------------------------------------------------
+
+JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+# Six English words in a row (names, a title, a phrase in parentheses are shorter).
+ENGLISH_RUN = re.compile(r"(?:\b[A-Za-z][A-Za-z'’-]*\b[\s,;:]+){5}\b[A-Za-z][A-Za-z'’-]*\b")
+NOT_PROSE = ["pre", "code", "script", "style", "math", ".math", ".MathJax", "div.cell_output", "div.output",
+             "div.highlight", ".citation", "div.bibliography", ".docutils.container .bibliography",
+             "nav", "footer", "header", ".bd-sidebar-primary", ".bd-sidebar-secondary", ".toc-entry"]
+BLOCKS = "p, li, td, th, h1, h2, h3, h4, dt, dd, figcaption, caption, .admonition-title, summary"
+
+
+def japanese_pages(site):
+    return sorted(p for p in (site / "ja").rglob("*.html")
+                  if p.relative_to(site / "ja").parts[0] == "book")
+
+
+def english_prose(html):
+    """Blocks of a page's article that still read as English prose, outside code and maths."""
+    soup = BeautifulSoup(html, "html.parser")
+    article = soup.select_one("article") or soup
+    for selector in NOT_PROSE:
+        for node in article.select(selector):
+            node.decompose()
+    found = []
+    for block in article.select(BLOCKS):
+        if block.find(BLOCKS.split(", ")):   # judge the innermost blocks only
+            continue
+        text = " ".join(block.get_text(" ").split())
+        if ENGLISH_RUN.search(text):
+            found.append(text[:120])
+    return found
+
+
+def test_japanese_pages_show_no_english_prose(site):
+    pages = japanese_pages(site)
+    assert len(pages) == len(toc_files())
+    # The glossary's English column and the English terms of its definitions are English on purpose.
+    allowed = {"glossary"}
+    english = {p.stem: english_prose(p.read_text()) for p in pages}
+    problems = [f"{page}: {text}" for page, texts in english.items() for text in texts
+                if not (page in allowed and not JAPANESE.search(text) and len(text.split()) <= 8)]
+    assert problems == [], "\n".join(problems[:40])
+
+
+def test_the_english_pages_would_fail_that_check(site):
+    """The check is real: the English chapter pages are full of what it looks for."""
+    assert len(english_prose((site / "book" / "01_softmax.html").read_text())) > 20
+
+
+def test_japanese_figures_have_japanese_alt_text(site):
+    missing = []
+    for page in japanese_pages(site):
+        soup = BeautifulSoup(page.read_text(), "html.parser")
+        for image in soup.select("article img[alt], article object[aria-label]"):
+            alt = image.get("alt") or image.get("aria-label")
+            if alt and not JAPANESE.search(alt):
+                missing.append(f"{page.name}: {alt[:80]}")
+    assert missing == []
+
+
+def test_japanese_pages_keep_the_maths_and_the_references(site):
+    """Per page, the Japanese edition has the same formulas, citations and cross-references."""
+    def inventory(html):
+        soup = BeautifulSoup(html, "html.parser")
+        article = soup.select_one("article")
+        maths = sorted(m.get_text() for m in article.select(".math"))
+        links = sorted(a["href"].split("#")[-1] for a in article.select("a.reference.internal[href]"))
+        citations = sorted(a["href"].split("#")[-1] for a in article.select('a[href*="bibliography.html#"]'))
+        return maths, links, citations
+    different = []
+    for page in japanese_pages(site):
+        english = inventory((site / page.relative_to(site / "ja")).read_text())
+        japanese = inventory(page.read_text())
+        for kind, en, ja in zip(("maths", "cross-references", "citations"), english, japanese):
+            if en != ja:
+                lost = sorted(set(en) - set(ja))[:5]
+                different.append(f"{page.name}: {kind} differ ({len(en)} vs {len(ja)}), e.g. {lost}")
+    assert different == []
+
+
+def test_every_page_links_to_itself_in_the_other_edition(site):
+    checked = 0
+    for page in japanese_pages(site):
+        twin = site / page.relative_to(site / "ja")
+        for here, there, lang in ((page, twin, "en"), (twin, page, "ja")):
+            link = BeautifulSoup(here.read_text(), "html.parser").select_one(f"a.edition-switch[hreflang={lang}]")
+            assert link is not None, f"{here}: no link to the {lang} edition"
+            assert (here.parent / link["href"]).resolve() == there.resolve(), (here, link["href"])
+            checked += 1
+    assert checked == 2 * len(toc_files())
+
+
+def test_the_japanese_edition_is_japanese(site):
+    index = (site / "ja" / "book" / "intro.html").read_text()
+    assert '<html lang="ja"' in index
+    assert "アテンション" in BeautifulSoup(index, "html.parser").title.get_text()
