@@ -51,10 +51,14 @@ debian-packages:
 	fi
 
 # The fast tier: lint, then every test that needs neither a browser, nor
-# PostgreSQL, nor a book build, nor an nbgrader run, nor a fresh venv.
+# PostgreSQL, nor a book build, nor an nbgrader run, nor a fresh venv.  Three
+# pytest-xdist workers on two cores: many tests wait out a time limit of the
+# sandbox, and a third worker grades meanwhile.  Tests that must run in order
+# share an xdist_group (tests/test_adversarial.py).
+XDIST := -n 3 --dist loadgroup
 check: $(VENV)/.installed debian-packages
 	$(BIN)/ruff check .
-	PATH="$(BIN):$$PATH" $(BIN)/pytest -m "$(FAST)" tests
+	PATH="$(BIN):$$PATH" $(BIN)/pytest $(XDIST) -m "$(FAST)" tests
 
 # The book's package as a wheel (the site ships it too: book/_ext/book_wheel.py).
 wheel: $(VENV)/.installed

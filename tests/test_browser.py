@@ -108,18 +108,20 @@ def test_japanese_glyphs_render(server, browser, name):
     assert drawn["text"] != drawn["boxes"], "Japanese text is drawn as empty boxes: install a CJK font"
 
 
-# Each space-separated word of the glossary's Japanese column, wrapped in a span: a word broken
-# across two lines has two client rectangles.
+# Each word of the glossary's Japanese column, wrapped in a span: a word broken across two
+# lines has two client rectangles.  Words are split where Japanese typesetting may break a
+# compound term: at spaces, after 「・」「、」「／」「）」 and before 「（」.
 BROKEN_WORDS = r"""() => {
     const broken = [];
-    for (const cell of document.querySelectorAll('section#glossary table tbody td:nth-child(2)')) {
-        const words = cell.textContent.split(/\s+/).filter(w => w);
-        cell.innerHTML = words.map(w => '<span class="w">' + w + '</span>').join(' ');
+    const cells = document.querySelectorAll('section#glossary table tbody td:nth-child(2)');
+    for (const cell of cells) {
+        const words = cell.textContent.split(/\s+|(?<=[・、／）])|(?=（)/).filter(w => w);
+        cell.innerHTML = words.map(w => '<span class="w">' + w + '</span>').join('<wbr>');
         for (const span of cell.querySelectorAll('span.w')) {
             if (span.getClientRects().length > 1) broken.push(span.textContent);
         }
     }
-    return {broken: broken, cells: document.querySelectorAll('section#glossary table tbody td:nth-child(2)').length};
+    return {broken: broken, cells: cells.length};
 }"""
 
 
