@@ -15,7 +15,8 @@ As a Sphinx extension this module adds what Sphinx's i18n does not do:
   the table of contents' part captions (sphinx-external-toc adds them after
   Sphinx has translated the page);
 * every page gets a link to the same page in the other edition;
-* the Japanese edition gets its title, search language and CJK fonts.
+* the Japanese edition gets its title, search language, CJK fonts, and
+  citations in Japanese form (「Bahdanau ら [2015]」, 「Luong と Manning」).
 
 As a command it builds the Japanese edition with Jupyter Book's own
 configuration (``_config.yml``, ``_toc.yml``) plus ``language = "ja"``:
@@ -40,7 +41,8 @@ EDITIONS = {
     "ja": {"label": "日本語", "subdir": "ja",
            "config": {"language": "ja",
                       "html_title": "アテンション：ソフトマックスから Transformer まで",
-                      "html_search_language": "ja"},
+                      "html_search_language": "ja",
+                      "bibtex_reference_style": "author_year_ja"},
            "search_bar_text": "この本を検索…"},
 }
 TRANSLATED = [code for code in EDITIONS if EDITIONS[code]["subdir"]]
@@ -120,7 +122,26 @@ def _configure(app, config):
     config.html_static_path = [*config.html_static_path, str(STATIC)]
 
 
+def _register_japanese_citations():
+    """sphinxcontrib-bibtex's author-year style with Japanese joints between the names."""
+    from dataclasses import dataclass, field
+
+    from sphinxcontrib.bibtex.plugin import register_plugin
+    from sphinxcontrib.bibtex.style.referencing import PersonStyle
+    from sphinxcontrib.bibtex.style.referencing.author_year import AuthorYearReferenceStyle
+
+    def japanese_names():
+        return PersonStyle(sep="、", sep2=" と ", last_sep="、", other=" ら")
+
+    @dataclass
+    class JapaneseAuthorYear(AuthorYearReferenceStyle):
+        person: PersonStyle = field(default_factory=japanese_names)
+
+    register_plugin("sphinxcontrib.bibtex.style.referencing", "author_year_ja", JapaneseAuthorYear)
+
+
 def setup(app):
+    _register_japanese_citations()
     app.connect("config-inited", _configure)
     app.connect("doctree-resolved", _extract_alt_texts)
     # before the theme (500), which drops header templates that render empty
