@@ -11,5 +11,6 @@ Modules, in the order a submission meets them:
 * ``checks``         what hidden tests use to compare answers and name mistakes.
 * ``catalogue/``     one misconception catalogue (hidden checks + mistakes) per exercise.
 * ``preprocessors``  plugs the engine into ``nbgrader autograde``.
-* ``__main__``       ``python -m autograder check NOTEBOOK [--json]``.
+* ``__main__``       ``python -m autograder check NOTEBOOK [--json] [--lang ja]``.
+* ``i18n``           the language of every message a learner reads (English, Japanese).
 """

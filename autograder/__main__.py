@@ -1,12 +1,14 @@
 """Command line of the grading engine.
 
-  python -m autograder check NOTEBOOK [--json] [--model-answers]   the learner's self-check
+  python -m autograder check NOTEBOOK [--json] [--model-answers] [--lang ja]   the learner's self-check
   python -m autograder grade ASSIGNMENT          the instructor's class run, in parallel
-  python -m autograder report ASSIGNMENT         how many students made each catalogued mistake
+  python -m autograder report ASSIGNMENT [--lang ja]   how many students made each catalogued mistake
   python -m autograder collect ASSIGNMENT [ZIP]  import an LMS's zip (Canvas or Moodle) into autograder/submitted/
 
 Exit status: 0 when the work was done (whatever the scores), non-zero with a
-one-line reason on stderr when it could not be.
+one-line reason on stderr when it could not be.  The self-check's language:
+``--lang``, else the notebook's metadata, else the locale environment, else
+English (``autograder.i18n``).
 """
 import argparse
 import json
@@ -14,7 +16,8 @@ import signal
 import sys
 from pathlib import Path
 
-from . import course, safe, selfcheck
+from . import course, i18n, safe, selfcheck
+from .i18n import _
 from .notebooks import NotebookError
 
 
@@ -32,6 +35,8 @@ def _parser():
     check.add_argument("--course-root", help="grade against this course's source (default: the repository)")
     check.add_argument("--model-answers", action="store_true",
                        help="after grading, print the model answer of each written question (for self-learners)")
+    check.add_argument("--lang", help="the report's language, en or ja (default: the notebook's metadata "
+                                      "attention_book.language, else LANGUAGE, LC_ALL, LC_MESSAGES, LANG, else en)")
     grade = commands.add_parser("grade", help="grade every submission of an assignment, in parallel")
     grade.add_argument("assignment", help="e.g. 01_softmax")
     grade.add_argument("--jobs", type=int, default=None, help="worker processes (default: one per core)")
@@ -45,6 +50,7 @@ def _parser():
     report = commands.add_parser("report", help="the class misconception report (Markdown and a bar chart)")
     report.add_argument("assignment", help="e.g. 01_softmax")
     report.add_argument("--course-root", help="course folder (default: the repository)")
+    report.add_argument("--lang", help="the report's language, en or ja (default: the locale environment, else en)")
     collect = commands.add_parser("collect", help="import an LMS's zip of submissions (Canvas or Moodle layout)")
     collect.add_argument("assignment", help="e.g. 01_softmax")
     collect.add_argument("zips", nargs="*", help="the zip(s) (default: autograder/downloaded/ASSIGNMENT/archive/*.zip)")
@@ -93,16 +99,27 @@ def _grade_class(args):
     return 0
 
 
+def _language(args):
+    """The language ``--lang`` names (else the environment's, else English); one line and exit if unsupported."""
+    try:
+        return i18n.choose(args.lang)
+    except i18n.UnsupportedLanguage as error:
+        _exit(f"autograder: --lang: {error}")
+
+
 def _report(args):
     from . import report
+    language = _language(args)
     try:
-        path = report.write_report(course.from_config(course.load_config(args.course_root)), args.assignment)
+        path = report.write_report(course.from_config(course.load_config(args.course_root)), args.assignment,
+                                   language=language)
     except NotebookError as error:
         _exit(f"autograder: {error}")
     except Exception as error:
         _exit(f"autograder: could not write the report: {type(error).__name__}: {error}".splitlines()[0])
-    print(path.read_text(), end="")
-    print(f"\n(written to {path} and {path.with_suffix('.png')})")
+    print(path.read_text(encoding="utf-8"), end="")
+    with i18n.language(language):
+        print("\n" + _("(written to {markdown} and {chart})").format(markdown=path, chart=path.with_suffix('.png')))
     return 0
 
 
@@ -116,13 +133,17 @@ def main(argv=None):
         return _report(args)
     if args.command == "collect":
         return _collect(args)
-    try:
-        graded_course = course.course_at(args.course_root) if args.course_root else None
-        exercise, report = selfcheck.grade(args.notebook, course=graded_course)
-    except NotebookError as error:
-        _exit(f"autograder: {error}")
-    except Exception as error:  # never a traceback for the learner
-        _exit(f"autograder: could not grade {args.notebook}: {type(error).__name__}: {error}".splitlines()[0])
+    language = _language(args)   # --lang (checked here), else the environment: until the notebook is read
+    requested = language if args.lang else None
+    with i18n.language(language):
+        try:
+            graded_course = course.course_at(args.course_root) if args.course_root else None
+            exercise, report = selfcheck.grade(args.notebook, course=graded_course, language=requested)
+        except NotebookError as error:
+            _exit(f"autograder: {error}")
+        except Exception as error:  # never a traceback for the learner
+            _exit(_("autograder: could not grade {notebook}: {error}").format(
+                notebook=args.notebook, error=f"{type(error).__name__}: {error}").splitlines()[0])
     answers = exercise.source.model_answers if args.model_answers else None
     if args.json:
         result = report.as_json(args.notebook)
@@ -131,8 +152,10 @@ def main(argv=None):
         print(json.dumps(result))
     else:
         print(selfcheck.report_text(exercise, report, args.notebook))
-        for grade_id, text in (answers or {}).items():
-            print(f"\nModel answer ({grade_id}); compare it with yours, your instructor grades yours:\n{text}")
+        with i18n.language(report.language):
+            for grade_id, text in (answers or {}).items():
+                print("\n" + _("Model answer ({grade_id}); compare it with yours, your instructor grades yours:").format(
+                    grade_id=grade_id) + "\n" + text)
     return 0
 
 

@@ -33,6 +33,7 @@ of the learner's, and the engine reports the distinct diagnoses together
 import contextlib
 import contextvars
 import dataclasses
+import functools
 import hashlib
 import os
 import re
@@ -42,7 +43,8 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .results import NOT_IMPLEMENTED_LINE, STOPPED
+from .i18n import ENGLISH, N_, _, current, ngettext, pgettext
+from .results import NOT_IMPLEMENTED, NOT_IMPLEMENTED_LINE, NOT_IMPLEMENTED_TEMPLATE, STOPPED
 
 # Loose enough for a correct float32 implementation, far tighter than any mistake.
 RTOL, ATOL = 1e-4, 1e-6
@@ -106,15 +108,31 @@ class Mistake:
 
     ``detect(attempt)`` says whether an answer shows this mistake's symptom (it
     may return a string instead of True: a detail put before ``message``).
-    ``message`` is what the learner reads.  A mistake is looked for in wrong
-    answers; one with ``even_if_close`` also in answers whose values are right
-    within tolerance (a masked weight of 1e-13, a float mask, too much memory,
-    a changed input).
+    ``message`` is what the learner reads, in English (the msgid of its
+    translations, see ``i18n``; ``translated()`` in the grading's language).
+    A mistake is looked for in wrong answers; one with ``even_if_close`` also
+    in answers whose values are right within tolerance (a masked weight of
+    1e-13, a float mask, too much memory, a changed input).  A message with
+    values (code snippets, numbers) is made by ``Mistake.formatted``: its
+    template is translated, then filled in.
     """
     id: str
     message: str
     detect: Callable[[Attempt], Any]
     even_if_close: bool = False
+    template: Optional[str] = dataclasses.field(default=None, repr=False)   # msgid of a message with values
+    fields: tuple = dataclasses.field(default=(), repr=False)              # (name, value) pairs it is filled with
+
+    @classmethod
+    def formatted(cls, id, template, detect, even_if_close=False, **fields):
+        """A mistake whose message is ``template`` (a marked format string) filled with ``fields``."""
+        return cls(id, template.format(**fields), detect, even_if_close, template, tuple(sorted(fields.items())))
+
+    def translated(self):
+        """The message in the grading's language (``message`` itself in English)."""
+        if self.template is None:
+            return _(self.message)
+        return _(self.template).format(**{name: _(value) for name, value in self.fields})
 
     def shown_by(self, record):
         """The detail string, True, or False: does ``record`` show this mistake?"""
@@ -127,19 +145,22 @@ class Mistake:
             return False
 
     def text(self, record, found=True):
+        """The diagnosis of ``record``: its call, the detector's detail if any, the message."""
         detail = f"{found}: " if isinstance(found, str) else ""
-        return f"{record.call}: {detail}{self.message}"
+        return f"{record.call}: {detail}{self.translated()}"
 
 
 def modifies_input(example, instead):
-    """The shared mistake "your function changed its input", with an exercise's own example and fix."""
-    return Mistake("modifies_input",
-                   f"your function changed its input array in place (for example {example}); inputs must "
-                   f"never be modified. Compute into a new array instead: {instead}.",
-                   lambda record: record.modified_input, even_if_close=True)
+    """The shared mistake "your function changed its input", with an exercise's own example and fix
+    (code; a marked message, ``N_``, when they hold words)."""
+    return Mistake.formatted(
+        "modifies_input",
+        N_("your function changed its input array in place (for example {example}); inputs must "
+           "never be modified. Compute into a new array instead: {instead}."),
+        lambda record: record.modified_input, even_if_close=True, example=example, instead=instead)
 
 
-MASKED_WEIGHT_NOT_ZERO = (
+MASKED_WEIGHT_NOT_ZERO = N_(
     "a masked weight is small but not exactly 0: a moderate negative fill (such as -30 or -100) "
     "leaves exp(fill) > 0. Fill masked scores with `-np.inf`, or a number so negative that exp "
     "underflows to 0 (such as -1e9), or multiply the weights by the mask and renormalise.")
@@ -169,9 +190,10 @@ def additive_mask(function="causal_mask"):
         if not (np.all((got == 0) | (got <= -1e4)) and (np.any(blocked) or nothing_blocked)):
             return False
         if not np.any(blocked):
-            return "you returned an additive float mask (0 where the query may attend)"
+            return _("you returned an additive float mask (0 where the query may attend)")
         fill = "-inf" if np.all(np.isneginf(got[blocked])) else f"{got[blocked].max():g}"
-        return f"you returned an additive float mask, 0 where the query may attend and {fill} where it may not"
+        return _("you returned an additive float mask, 0 where the query may attend and {fill} where it "
+                 "may not").format(fill=fill)
     return Mistake("additive_mask",
                    "that is the form some libraries ADD to the scores. The contract asks for a boolean mask, "
                    "True where the query may attend (j <= i for a causal mask): "
@@ -317,9 +339,9 @@ def as_float_array(value):
         try:
             array = np.array(np.asarray(value, dtype=np.float64), dtype=np.float64, copy=True)
         except (TypeError, ValueError) as error:
-            raise ValueError(f"the result is not a numeric array ({error})") from None
+            raise ValueError(NOT_NUMERIC.format(error=error)) from None
         return np.asarray(array).view(np.ndarray)
-    raise ValueError(f"the result is a {type(value).__name__}, not a NumPy array")
+    raise ValueError(NOT_AN_ARRAY.format(type=type(value).__name__))
 
 
 def describe_exception(error):
@@ -353,15 +375,90 @@ def raised(call, error):
     When the exception came from another of the learner's functions (a helper the
     called one uses), the message names that function: the bug is there.
     """
+    if error.startswith(STOPPED + " "):
+        return _("{call}: stopped: {reason}").format(call=call, reason=error[len(STOPPED) + 1:])
     if error.startswith(STOPPED):
         return f"{call}: {error}"
     function, callers, line = where(error)
-    bare = WHERE.sub("", error)
+    bare = learner_error(WHERE.sub("", error))
     called = call.split("(", 1)[0]
-    at = f" at `{line}`" if line else ""
     if function and function != called and function != "<module>":
-        return f"{call}: your function {function} (called by {called}) raised {bare}{at}"
-    return f"{call} raised {bare}{at}"
+        if line:
+            return _("{call}: your function {function} (called by {called}) raised {error} at `{line}`").format(
+                call=call, function=function, called=called, error=bare, line=line)
+        return _("{call}: your function {function} (called by {called}) raised {error}").format(
+            call=call, function=function, called=called, error=bare)
+    if line:
+        return _("{call} raised {error} at `{line}`").format(call=call, error=bare, line=line)
+    return _("{call} raised {error}").format(call=call, error=bare)
+
+
+# What the grader itself says about a call or a cell, kept in English where the checks read it
+# (``Attempt.error``, a cell's error line: the worker's, the engine's) and written in the grading's
+# language by ``learner_error``.  The learner's own exception text, and Python's, stay as they are.
+UNUSABLE = N_("returned something unusable: {problem}")
+NOT_A_TUPLE = N_("expected a tuple of {count} arrays, got {type}")
+NOT_AN_ARRAY = N_("the result is a {type}, not a NumPy array")
+NOT_NUMERIC = N_("the result is not a numeric array ({error})")
+_GRADER_ERRORS = (
+    UNUSABLE, NOT_A_TUPLE, NOT_AN_ARRAY, NOT_NUMERIC,
+    # worker.py's (it runs in the sandbox, without this package)
+    N_("WireError: the function returned None (is a `return` missing?)"),
+    N_("WireError: the function returned {type}, not a numeric array"),
+    N_("WireError: an array of dtype {dtype} is not numeric"),
+    N_("WireError: cannot send an object of type {type}"),
+    N_("could not send the result back: {problem}"),
+    N_("cannot send an object of type {type}"),
+    N_("an array of dtype {dtype} is not numeric"),
+)
+
+
+@functools.lru_cache(maxsize=None)
+def _pattern(template):
+    """A regex matching what ``template`` gives once filled in, one named group per field."""
+    pieces = re.split(r"\{(\w+)\}", template)
+    return re.compile("".join(re.escape(piece) if i % 2 == 0 else f"(?P<{piece}>.*?)"
+                              for i, piece in enumerate(pieces)) + r"\Z", re.S)
+
+
+def _where_text(function, callers, line):
+    """The worker's ' (in your function f, called from g: `line`)', in the grading's language."""
+    values = {"function": function, "callers": ", ".join(callers), "line": line}
+    if callers:
+        template = (N_(" (in your function {function}, called from {callers}: `{line}`)") if line
+                    else N_(" (in your function {function}, called from {callers})"))
+    else:
+        template = N_(" (in your function {function}: `{line}`)") if line else N_(" (in your function {function})")
+    return _(template).format(**values)
+
+
+def _grader_words(text):
+    """``text`` in the grading's language when it is one of ``_GRADER_ERRORS`` (or another marked
+    message), else unchanged."""
+    for template in _GRADER_ERRORS:
+        match = _pattern(template).match(text)
+        if match:
+            values = {name: (_grader_words(value) if name == "problem" else value)
+                      for name, value in match.groupdict().items()}
+            return _(template).format(**values)
+    return _(text)
+
+
+def learner_error(error):
+    """A one-line error description as the learner reads it: the grader's own words in the grading's
+    language (``NOT_IMPLEMENTED_LINE``, "returned something unusable", the worker's); the learner's
+    exception text and Python's unchanged."""
+    if not error or current() == ENGLISH:
+        return error
+    found = WHERE.search(error)
+    text = error[:found.start()] if found else error
+    if text == NOT_IMPLEMENTED_LINE:
+        text = _(NOT_IMPLEMENTED_TEMPLATE).format(not_implemented=_(NOT_IMPLEMENTED))
+    else:
+        text = _grader_words(text)
+    if found:
+        text += _where_text(*where(error))
+    return text
 
 
 def describe(name, args, kwargs, arg_names):
@@ -370,17 +467,20 @@ def describe(name, args, kwargs, arg_names):
     for arg_name, value in zip(arg_names, args):
         parts.append(arg_name)
         if isinstance(value, np.ndarray):
-            shapes.append(f"{arg_name} of shape {value.shape}")
+            shapes.append(_("{name} of shape {shape}").format(name=arg_name, shape=value.shape))
         else:
             parts[-1] = f"{arg_name}={value!r}"
     for key, value in kwargs.items():
         if isinstance(value, np.ndarray):  # an array's repr spans lines: name its shape instead
             parts.append(key)
-            shapes.append(f"{key} of shape {value.shape}")
+            shapes.append(_("{name} of shape {shape}").format(name=key, shape=value.shape))
         else:
             parts.append(f"{key}={value!r}")
     text = f"{name}({', '.join(parts)})"
-    return text + (" with " + " and ".join(shapes) if shapes else "")
+    if not shapes:
+        return text
+    # Translators: joins "X of shape (4, 3)" and "W of shape (3, 5)" in a call's description.
+    return _("{call} with {shapes}").format(call=text, shapes=pgettext("shapes", " and ").join(shapes))
 
 
 def attempt(function, name, args, kwargs=None, *, want, arg_names, memory_bound=None, batched=None):
@@ -408,7 +508,7 @@ def attempt(function, name, args, kwargs=None, *, want, arg_names, memory_bound=
     try:
         if isinstance(want, tuple):
             if not isinstance(result, (tuple, list)) or len(result) != len(want):
-                raise ValueError(f"expected a tuple of {len(want)} arrays, got {type(result).__name__}")
+                raise ValueError(NOT_A_TUPLE.format(count=len(want), type=type(result).__name__))
             parts = tuple(result)
         else:
             parts = (result,)
@@ -417,7 +517,7 @@ def attempt(function, name, args, kwargs=None, *, want, arg_names, memory_bound=
         converted = tuple(as_float_array(p) for p in parts)
         record.got = converted if isinstance(want, tuple) else converted[0]
     except ValueError as error:
-        record.error = f"returned something unusable: {error}"
+        record.error = UNUSABLE.format(problem=error)
     return record
 
 
@@ -469,18 +569,18 @@ def masked_weights_are_zero(weights, visible):
     return not np.any(np.asarray(weights)[hidden] != 0.0)
 
 
-def weights_sum_to_one(what="row", axis=-1, index=1):
+def weights_sum_to_one(what=N_("row"), axis=-1, index=1):
     """An ``extra_check`` for ``expect``: output ``index`` (the weights) is non-negative and each
-    ``what`` ("row" or "column", along ``axis``) sums to 1."""
+    ``what`` (a marked word, "row" or "column", along ``axis``) sums to 1."""
     def check(record):
         weights = record.got[index] if isinstance(record.got, tuple) else record.got
         if not rows_sum_to_one(weights, axis):
-            return f"each {what} of the weights must be non-negative and sum to 1"
+            return _("each {what} of the weights must be non-negative and sum to 1").format(what=_(what))
         return None
     return check
 
 
-NO_MAX_SUBTRACTION = (
+NO_MAX_SUBTRACTION = N_(
     "overflow: `np.exp` of a large score is `inf`, and `inf / inf` is `nan`: your softmax does not subtract "
     "the maximum. Subtract each query's largest score first (`scores - scores.max(axis=..., keepdims=True)` "
     "along the keys' axis; softmax does not change when the same number is subtracted from every score), "
@@ -517,30 +617,34 @@ def _pair(record):
 
 
 def _returned_single(record):
-    want, _ = _pair(record)
+    want, _returned = _pair(record)
     got = record.returned
     if not isinstance(record.want, tuple) or not isinstance(got, np.ndarray):
         return False
-    names = ("the output", "the weights") if len(want) == 2 else tuple(f"output {i}" for i in range(len(want)))
+    names = ((_("the output"), _("the weights")) if len(want) == 2
+             else tuple(_("output {index}").format(index=i) for i in range(len(want))))
     for name, part in zip(names, want):
         if close(got, part):
-            return f"your function returned only {name}, a single array of shape {got.shape}"
-    return f"your function returned a single array of shape {got.shape}"
+            return _("your function returned only {name}, a single array of shape {shape}").format(
+                name=name, shape=got.shape)
+    return _("your function returned a single array of shape {shape}").format(shape=got.shape)
 
 
 def _returned_tuple(record):
     got = record.returned
     if isinstance(record.want, tuple) or not isinstance(got, tuple):
         return False
-    first = " (its first array is the right answer)" if close(got[0], record.want) else ""
-    return f"your function returned a tuple of {len(got)} arrays{first}"
+    if close(got[0], record.want):
+        return _("your function returned a tuple of {count} arrays (its first array is the right answer)").format(
+            count=len(got))
+    return _("your function returned a tuple of {count} arrays").format(count=len(got))
 
 
 def _returned_wrong_count(record):
     want, got = _pair(record)
     if not isinstance(record.want, tuple) or got is None or len(got) == len(want):
         return False
-    return f"your function returned {len(got)} arrays"
+    return _("your function returned {count} arrays").format(count=len(got))
 
 
 def _swapped_order(record):
@@ -580,11 +684,12 @@ def _flattened(record):
     wrong = [(g, w) for g, w in zip(got, want) if not close(g, w)]
     return bool(wrong) and all(np.shape(g) != np.shape(w) and np.size(g) == np.size(w)
                                and close(np.ravel(g), np.ravel(w)) for g, w in wrong) and (
-        f"your result has shape {np.shape(wrong[0][0])} instead of {np.shape(wrong[0][1])}")
+        _("your result has shape {got} instead of {want}").format(got=np.shape(wrong[0][0]),
+                                                                  want=np.shape(wrong[0][1])))
 
 
 # ........................................................................... the rank probe
-_RANK_WORDS = {0: "no batch axis", 1: "one batch axis", 2: "two batch axes", 3: "three batch axes"}
+_RANK_WORDS = {0: N_("no batch axis"), 1: N_("one batch axis"), 2: N_("two batch axes"), 3: N_("three batch axes")}
 
 
 def _lead(record):
@@ -643,22 +748,23 @@ def _rank_hint(line, error):
     if fixed:
         count = len(fixed.group(1).split(","))
         snippet = fixed.group(0) + ")" * (fixed.group(0).count("(") - fixed.group(0).count(")"))
-        return (f"`{snippet}` lists the axes one by one, so it only fits arrays with exactly {count} axes; "
-                "`np.swapaxes(x, -1, -2)` (or `np.moveaxis`) works for any number of leading axes")
+        return _("`{snippet}` lists the axes one by one, so it only fits arrays with exactly {count} axes; "
+                 "`np.swapaxes(x, -1, -2)` (or `np.moveaxis`) works for any number of leading axes").format(
+                     snippet=snippet, count=count)
     if re.search(r"\.T\b|np\.transpose\(\s*\w+\s*\)|\.transpose\(\s*\)", line):
-        return ("`.T` (or `np.transpose(x)`) reverses ALL the axes; swap only the last two: "
-                "`np.swapaxes(x, -1, -2)`, which works for any number of leading axes")
+        return _("`.T` (or `np.transpose(x)`) reverses ALL the axes; swap only the last two: "
+                 "`np.swapaxes(x, -1, -2)`, which works for any number of leading axes")
     if "values to unpack" in error:
-        return ("unpacking `x.shape` into a fixed number of names assumes that many axes; take what you need "
-                "from the end: `*batch, n, d = x.shape`, or `x.shape[:-1]` and `x.shape[-1]`")
+        return _("unpacking `x.shape` into a fixed number of names assumes that many axes; take what you need "
+                 "from the end: `*batch, n, d = x.shape`, or `x.shape[:-1]` and `x.shape[-1]`")
     if "reshape" in error or re.search(r"\.reshape\(", line):
-        return ("a reshape to a fixed list of sizes assumes a number of axes; keep the leading ones: "
-                "`x.reshape(*x.shape[:-1], num_heads, d_head)`")
+        return _("a reshape to a fixed list of sizes assumes a number of axes; keep the leading ones: "
+                 "`x.reshape(*x.shape[:-1], num_heads, d_head)`")
     if "einstein" in error.lower() or "subscripts" in error or "einsum" in line:
-        return ("einsum subscripts with one letter per axis fix the number of axes; let `...` stand for the "
-                "batch axes: `np.einsum('...nd,...md->...nm', Q, K)`")
-    return ("count the axes from the end (`-1`, `-2`, ...) so that any number of leading batch axes works: "
-            "`np.swapaxes(x, -1, -2)`, `x.shape[-1]`, `np.einsum('...nd,...md->...nm', ...)`")
+        return _("einsum subscripts with one letter per axis fix the number of axes; let `...` stand for the "
+                 "batch axes: `np.einsum('...nd,...md->...nm', Q, K)`")
+    return _("count the axes from the end (`-1`, `-2`, ...) so that any number of leading batch axes works: "
+             "`np.swapaxes(x, -1, -2)`, `x.shape[-1]`, `np.einsum('...nd,...md->...nm', ...)`")
 
 
 def _rank_bound(record):
@@ -690,40 +796,53 @@ def _probe_ranks(record):
     fails = [rank for rank, outcome in outcomes.items() if outcome in ("raises", "wrong shape", "fails")]
     if not works or lead in works:
         return False
-    function, _, line = where(record.error)
+    function, _callers, line = where(record.error)
     if record.error is None:
-        what = "the result has the wrong shape"
+        what = _("the result has the wrong shape")
     else:
-        inside = f" in your {function}" if function and function not in ("<module>", record.function) else ""
-        what = f"it raised {WHERE.sub('', record.error)}{inside}" + (f" at `{line}`" if line else "")
+        error = learner_error(WHERE.sub("", record.error))
+        inside = function and function not in ("<module>", record.function)
+        if inside:
+            what = (_("it raised {error} in your {function} at `{line}`") if line
+                    else _("it raised {error} in your {function}")).format(error=error, function=function, line=line)
+        else:
+            what = (_("it raised {error} at `{line}`") if line else _("it raised {error}")).format(error=error, line=line)
     if not spec.any_rank:
-        return (f"{what}. Your {record.function} works on inputs with a leading batch axis but not on the "
-                f"contract's inputs, which have none: {_unbatched_hint(line, record.error)}")
-    return (f"{what}. Your {record.function} works with {_join(works)} and fails with {_join(fails)}: "
-            f"{_rank_hint(line, record.error)}")
+        return _("{what}. Your {function} works on inputs with a leading batch axis but not on the "
+                 "contract's inputs, which have none: {hint}").format(
+                     what=what, function=record.function, hint=_unbatched_hint(line, record.error))
+    return _("{what}. Your {function} works with {works} and fails with {fails}: {hint}").format(
+        what=what, function=record.function, works=_join(works), fails=_join(fails),
+        hint=_rank_hint(line, record.error))
 
 
 def _unbatched_hint(line, error):
     """What to write instead of code that assumes a (batch, n, d) tensor."""
     line, error = line or "", error or ""
     if re.search(r"transpose\(", line):
-        return "for an (n, d) array write `K.T` (or `np.swapaxes(K, -1, -2)`, which works with or without a batch axis)"
+        return _("for an (n, d) array write `K.T` (or `np.swapaxes(K, -1, -2)`, which works with or without a "
+                 "batch axis)")
     if "values to unpack" in error:
-        return "unpack two axes, `n, d = X.shape` (or take `X.shape[-1]`, which works with or without a batch axis)"
+        return _("unpack two axes, `n, d = X.shape` (or take `X.shape[-1]`, which works with or without a batch "
+                 "axis)")
     if "einstein" in error.lower() or "subscripts" in error or "einsum" in line:
-        return "drop the batch letter from the einsum subscripts, or write `...` for it: `'...nd,...md->...nm'`"
-    return "index the axes from the end (`-1`, `-2`) so that the code runs with or without a batch axis"
+        return _("drop the batch letter from the einsum subscripts, or write `...` for it: `'...nd,...md->...nm'`")
+    return _("index the axes from the end (`-1`, `-2`) so that the code runs with or without a batch axis")
 
 
 def _join(ranks):
-    words = [_RANK_WORDS.get(rank, f"{rank} batch axes") for rank in ranks]
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and with " + words[-1]
+    words = [_(_RANK_WORDS[rank]) if rank in _RANK_WORDS else _("{count} batch axes").format(count=rank)
+             for rank in ranks]
+    if len(words) == 1:
+        return words[0]
+    # Translators: "works with no batch axis, one batch axis and with two batch axes".
+    return pgettext("ranks", ", ").join(words[:-1]) + pgettext("ranks", " and with ") + words[-1]
 
 
-RANK_MESSAGE = ("the contract takes any number of leading batch axes (the `...` in its shapes), so count the "
+RANK_MESSAGE = N_("the contract takes any number of leading batch axes (the `...` in its shapes), so count the "
                 "axes from the end.")
 
-BATCHES_MESSAGE = ("the contract's shapes have no batch axis (one sequence at a time, such as Q of shape (n, d)); "
+BATCHES_MESSAGE = N_("the contract's shapes have no batch axis (one sequence at a time, such as Q of shape (n, d)); "
                    "code written for (batch, n, d) tensors must be adapted, not wrapped.")
 
 CONTRACT_MISTAKES = (
@@ -762,7 +881,7 @@ CONTRACT_MISTAKES = (
 _STRUCTURE_MISTAKES = CONTRACT_MISTAKES[:6]
 
 # Looked for after a catalogue's own mistakes, in every exercise.
-SHARED_MISTAKES = (modifies_input("`x -= x.max()` or `Q /= np.sqrt(d)`", "`shifted = x - x.max()`"),
+SHARED_MISTAKES = (modifies_input(N_("`x -= x.max()` or `Q /= np.sqrt(d)`"), "`shifted = x - x.max()`"),
                    *CONTRACT_MISTAKES)
 
 
@@ -785,16 +904,18 @@ def _diagnosis(record, mistakes):
     got = record.got if isinstance(record.got, tuple) else (record.got,)
     want = record.want if isinstance(record.want, tuple) else (record.want,)
     for index, (g, w) in enumerate(zip(got, want)):
-        label = f"output {index} " if len(want) > 1 else ""
+        # Translators: put before "has shape ...", "contains NaN or inf", "has wrong values ...".
+        label = _("output {index} ").format(index=index) if len(want) > 1 else ""
         if g.shape != np.shape(w):
-            return "shape", f"{record.call}: {label}has shape {g.shape}, expected {np.shape(w)}"
+            return "shape", _("{call}: {label}has shape {got}, expected {want}").format(
+                call=record.call, label=label, got=g.shape, want=np.shape(w))
         if not np.all(np.isfinite(g)) and np.all(np.isfinite(w)):
-            return "nan", f"{record.call}: {label}contains NaN or inf"
+            return "nan", _("{call}: {label}contains NaN or inf").format(call=record.call, label=label)
         if not close(g, w):
             error = np.nanmax(np.abs(g - w))
-            return "values", (f"{record.call}: {label}has wrong values (largest difference {error:.3g} "
-                              "from the expected result)")
-    return "wrong", f"{record.call}: wrong result"
+            return "values", _("{call}: {label}has wrong values (largest difference {difference:.3g} "
+                               "from the expected result)").format(call=record.call, label=label, difference=error)
+    return "wrong", _("{call}: wrong result").format(call=record.call)
 
 
 _COLLECTING = contextvars.ContextVar("collecting", default=None)
@@ -826,9 +947,10 @@ def summary(found, extra=None):
             continue
         seen.add(key)
         shown.append(message)
-    text = " | Also: ".join(shown)
+    text = _(" | Also: ").join(shown)
     if more:
-        text += f" | (and {more} more different problem{'s' if more > 1 else ''})"
+        text += ngettext(" | (and {count} more different problem)", " | (and {count} more different problems)",
+                         more).format(count=more)
     return text
 
 

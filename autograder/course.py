@@ -30,6 +30,7 @@ import tomllib
 from pathlib import Path
 
 from . import notebooks
+from .i18n import _
 from .notebooks import NotebookError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -198,8 +199,8 @@ class Course:
             if shared > overlap:
                 best, overlap = exercise, shared
         if best is None:
-            raise NotebookError("this notebook is not one of the course's exercises "
-                                "(it has none of their graded cells); open the one under exercises/")
+            raise NotebookError(_("this notebook is not one of the course's exercises "
+                                  "(it has none of their graded cells); open the one under exercises/"))
         return best
 
 

@@ -13,6 +13,7 @@ Learner code therefore never shares a process with the tests, the reference
 solution or the scores.  If the worker dies, it is restarted for the next test.
 """
 import contextlib
+import dataclasses
 import inspect
 import io
 import time
@@ -20,9 +21,10 @@ import traceback
 
 import numpy as np
 
-from . import checks, notebooks
+from . import checks, i18n, notebooks
+from .i18n import N_, _
 from .results import STOPPED, CellRun, Kind, Report, TestResult
-from .sandbox import Limits, RemoteError, ReplyBudget, Worker, WorkerError, WorkerTimeout
+from .sandbox import DeadlinePassed, Limits, RemoteError, ReplyBudget, Worker, WorkerError, WorkerTimeout
 
 
 class _Session:
@@ -56,7 +58,7 @@ class _Session:
                     raise WorkerTimeout(self._cells_too_slow())
                 error, output = worker.run_cell(index, source, remaining)
             except WorkerError as failure:
-                if isinstance(failure, WorkerTimeout) and not str(failure).startswith("grading stopped"):
+                if isinstance(failure, WorkerTimeout) and not isinstance(failure, DeadlinePassed):
                     failure = WorkerTimeout(self._cells_too_slow())
                 runs.append(CellRun(index, _first_line(source), str(failure), ""))
                 return runs, failure
@@ -64,8 +66,8 @@ class _Session:
         return runs, None
 
     def _cells_too_slow(self):
-        return (f"your notebook's cells did not finish within {self.limits.cell_seconds:g} s "
-                "(all cells together: an endless loop, or far too slow)")
+        return _("your notebook's cells did not finish within {seconds:g} s "
+                 "(all cells together: an endless loop, or far too slow)").format(seconds=self.limits.cell_seconds)
 
     def _record(self, runs):
         """Keep the first run's outputs, within the submission's budget of output characters."""
@@ -75,7 +77,8 @@ class _Session:
         for run in runs:
             output, error = run.output, run.error
             if len(output) > self.output_left:
-                output = output[:max(self.output_left, 0)] + "\n[more output not kept]" if self.output_left > 0 else ""
+                output = (output[:max(self.output_left, 0)] + "\n" + _("[more output not kept]")
+                          if self.output_left > 0 else "")
             self.output_left -= len(output)
             if error is not None and len(error) > max(self.output_left, 120):
                 error = error[:max(self.output_left, 120)] + "..."
@@ -92,7 +95,7 @@ class _Session:
         runs, failure = self._run_cells(self.worker)
         self._record(runs)
         if failure is not None:
-            self.fatal = type(failure)(f"running your notebook's cells failed: {failure}")
+            self.fatal = type(failure)(_("running your notebook's cells failed: {failure}").format(failure=failure))
             self.incidents.append(self.fatal)
             raise self.fatal from None
 
@@ -121,9 +124,9 @@ class _Session:
         worker = self._new_worker()
         try:
             worker.measure_baseline(args, kwargs)
-            _, failure = self._run_cells(worker)
+            _runs, failure = self._run_cells(worker)
             if failure is not None:
-                raise type(failure)(f"running your notebook's cells failed: {failure}")
+                raise type(failure)(_("running your notebook's cells failed: {failure}").format(failure=failure))
             value = worker.call(name, args, kwargs)
             return value, max(0, worker.peak_memory() - worker.baseline), worker.last_changed
         except WorkerError as error:
@@ -192,23 +195,29 @@ def _failure_message(error, test_source):
         # A bare `assert`: name the statement, which is visible test code.
         line = traceback.extract_tb(error.__traceback__)[-1].lineno
         lines = test_source.splitlines()
-        return f"check failed: {lines[line - 1].strip()}" if line and line <= len(lines) else "check failed"
+        if line and line <= len(lines):
+            return _("check failed: {statement}").format(statement=lines[line - 1].strip())
+        return _("check failed")
     if isinstance(error, LearnerError):
         return checks.raised(error.function, checks.describe_exception(error))
     if isinstance(error, WorkerError):
         return str(error)
     if isinstance(error, NameError):
-        return f"{error} (is the function defined, with exactly this name?)"
+        return _("{error} (is the function defined, with exactly this name?)").format(error=error)
     return (f"{type(error).__name__}: {error}".splitlines() or [type(error).__name__])[0][:500]
 
 
-def run_tests(exercise, submission, limits=Limits(), draw=None):
+def run_tests(exercise, submission, limits=Limits(), draw=None, language=None):
     """Grade ``submission`` (a NotebookNode) against the source notebook of ``exercise``.
 
     ``draw`` seeds the hidden inputs (``checks.rng``); by default the class run's, from the
     course's secret (``checks.class_draw``), so that grading the same notebook again gives the
-    same scores.
+    same scores.  ``language`` is the language of the messages (default: the current one,
+    ``i18n.current()``); it changes no score.
     """
+    if language is not None:
+        with i18n.language(language):
+            return run_tests(exercise, submission, limits, draw)
     draw = draw or checks.class_draw(exercise.course)
     source = exercise.source
     deadline = time.monotonic() + limits.total_seconds
@@ -224,7 +233,8 @@ def run_tests(exercise, submission, limits=Limits(), draw=None):
                 results.append(_run_test(test, source, session, deadline, limits))
     finally:
         session.close()
-    return Report(source.assignment, source.name, results, session.runs or [])
+    results = [dataclasses.replace(result, message=i18n.tidy(result.message)) for result in results]
+    return Report(source.assignment, source.name, results, session.runs or [], i18n.current())
 
 
 def _run_test(test, source, session, deadline, limits):
@@ -239,8 +249,8 @@ def _run_test(test, source, session, deadline, limits):
             if session.fatal:
                 raise session.fatal
             if time.monotonic() > deadline:
-                raise WorkerTimeout(f"grading stopped: the whole notebook took more than "
-                                    f"{limits.total_seconds:g} s")
+                raise DeadlinePassed(_("grading stopped: the whole notebook took more than {seconds:g} s").format(
+                    seconds=limits.total_seconds))
             with contextlib.redirect_stdout(io.StringIO()):  # test cells may print
                 exec(compile(test.source, f"<test {test.grade_id}>", "exec"), namespace)
         except Exception as error:
@@ -248,12 +258,12 @@ def _run_test(test, source, session, deadline, limits):
                 session.incidents.append(error)
             kind = _kind(session, seen)
             message = checks.summary(found, _failure_message(error, test.source))
-            if kind is Kind.FAILED and session.changed and "changed its input" not in message:
+            if kind is Kind.FAILED and session.changed and not _names_changed_input(found, message):
                 message = _changed_input_message(source, *session.changed[0])  # the cause, not its symptom
             return TestResult(test.grade_id, 0.0, test.points, message, kind)
     if found or session.changed:
         message = checks.summary(found) if found else ""
-        if session.changed and "changed its input" not in message:
+        if session.changed and not _names_changed_input(found, message):
             # the learner's function wrote into its input: the cause, whatever else it showed
             message = _changed_input_message(source, *session.changed[0])
         return TestResult(test.grade_id, 0.0, test.points, message, _kind(session, seen))
@@ -267,12 +277,23 @@ def _kind(session, seen):
             Kind.CRASHED if incident is not None else Kind.FAILED)
 
 
+# The words that say a function changed its input, in the messages of the shared mistake and of
+# ``_changed_input_message`` (English; the test below also reads the grading's language).
+CHANGED_INPUT = N_("changed its input")
+
+
+def _names_changed_input(found, message):
+    """Does the test's message already say that the learner's function changed its input?"""
+    return (any(key == "modifies_input" for key, _text in found) or CHANGED_INPUT in message
+            or _(CHANGED_INPUT) in message)
+
+
 def _changed_input_message(source, function, indexes):
     try:
         names = list(inspect.signature(getattr(source.reference, function)).parameters)
     except (AttributeError, TypeError, ValueError):
         names = []
-    labels = [names[i] if i < len(names) else f"argument {i + 1}" for i in indexes]
-    return (f"your function changed its input: {function} wrote into {', '.join(labels)} in place. "
-            f"Inputs must never be modified; compute into a new array instead "
-            f"(`shifted = x - x.max()`, not `x -= x.max()`).")
+    labels = [names[i] if i < len(names) else _("argument {number}").format(number=i + 1) for i in indexes]
+    return _("your function changed its input: {function} wrote into {arguments} in place. "
+             "Inputs must never be modified; compute into a new array instead "
+             "(`shifted = x - x.max()`, not `x -= x.max()`).").format(function=function, arguments=", ".join(labels))

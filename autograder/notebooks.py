@@ -12,6 +12,8 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
+from .i18n import _
+
 # The nbgrader cell of every exercise that runs the self-check from inside the
 # notebook (``autograder.selfcheck``): never one of the learner's cells.
 SELF_CHECK_ID = "self_check"
@@ -106,42 +108,46 @@ def is_test_cell(cell):
 
 def read_notebook(path):
     """Read a notebook file and check what grading reads of it; NotebookError with a
-    one-line reason otherwise."""
+    one-line reason otherwise (in the current language, ``i18n``)."""
     path = Path(path)
     if not path.exists():
-        raise NotebookError(f"{path}: no such file")
+        raise NotebookError(_("{path}: no such file").format(path=path))
     if path.is_dir():
-        raise NotebookError(f"{path}: is a folder, not a notebook")
+        raise NotebookError(_("{path}: is a folder, not a notebook").format(path=path))
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise NotebookError(f"{path}: cannot be read ({error.__class__.__name__})") from None
+        raise NotebookError(_("{path}: cannot be read ({error})").format(path=path, error=error.__class__.__name__)) \
+            from None
     if not text.strip():
-        raise NotebookError(f"{path}: the file is empty")
+        raise NotebookError(_("{path}: the file is empty").format(path=path))
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as error:
-        raise NotebookError(f"{path}: not valid JSON (line {error.lineno}, column {error.colno}); "
-                            "is it really a .ipynb notebook?") from None
+        raise NotebookError(_("{path}: not valid JSON (line {line}, column {column}); "
+                              "is it really a .ipynb notebook?").format(path=path, line=error.lineno,
+                                                                        column=error.colno)) from None
     except RecursionError:
-        raise NotebookError(f"{path}: nested too deeply to be a notebook") from None
+        raise NotebookError(_("{path}: nested too deeply to be a notebook").format(path=path)) from None
     if not isinstance(raw, dict) or "nbformat" not in raw:
-        raise NotebookError(f"{path}: JSON, but not a Jupyter notebook")
+        raise NotebookError(_("{path}: JSON, but not a Jupyter notebook").format(path=path))
     if raw.get("nbformat") != 4:
-        raise NotebookError(f"{path}: notebook format {raw.get('nbformat')} is not supported (need 4)")
+        raise NotebookError(_("{path}: notebook format {version} is not supported (need 4)").format(
+            path=path, version=raw.get('nbformat')))
     if "cells" not in raw:
-        raise NotebookError(f"{path}: JSON, but not a Jupyter notebook (no cells)")
+        raise NotebookError(_("{path}: JSON, but not a Jupyter notebook (no cells)").format(path=path))
     cells = raw["cells"]
     if not isinstance(cells, list):
-        raise NotebookError(f"{path}: not a valid notebook (its cells are not a list)")
+        raise NotebookError(_("{path}: not a valid notebook (its cells are not a list)").format(path=path))
     for index, cell in enumerate(cells):
         problem = _cell_problem(cell)
         if problem:
-            raise NotebookError(f"{path}: not a valid notebook (cell {index}: {problem})")
+            raise NotebookError(_("{path}: not a valid notebook (cell {index}: {problem})").format(
+                path=path, index=index, problem=problem))
     try:
         return _node(raw)
     except RecursionError:  # metadata nested deeper than any notebook needs
-        raise NotebookError(f"{path}: nested too deeply to be a notebook") from None
+        raise NotebookError(_("{path}: nested too deeply to be a notebook").format(path=path)) from None
 
 
 class Node(dict):
@@ -174,23 +180,23 @@ def _cell_problem(cell):
     ``source`` stored as a list of lines is joined, as nbformat does.
     """
     if not isinstance(cell, dict):
-        return "not an object"
+        return _("not an object")
     if cell.get("cell_type") not in ("code", "markdown", "raw"):
-        return f"unknown cell_type {cell.get('cell_type')!r}"
+        return _("unknown cell_type {cell_type}").format(cell_type=repr(cell.get('cell_type')))
     source = cell.get("source", "")
     if isinstance(source, list) and all(isinstance(line, str) for line in source):
         source = "".join(source)
     if not isinstance(source, str):
-        return "its source is not text"
+        return _("its source is not text")
     cell["source"] = source
     if not isinstance(cell.get("metadata", {}), dict):
-        return "its metadata is not an object"
+        return _("its metadata is not an object")
     if not isinstance(cell.get("metadata", {}).get("nbgrader", {}), dict):
-        return "its nbgrader metadata is not an object"
+        return _("its nbgrader metadata is not an object")
     if cell["cell_type"] == "code":
         cell.setdefault("outputs", [])
         if not isinstance(cell["outputs"], list):
-            return "its outputs are not a list"
+            return _("its outputs are not a list")
     return None
 
 

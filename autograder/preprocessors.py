@@ -6,7 +6,7 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, Integer
 
-from . import checks, engine, notebooks
+from . import checks, engine, i18n, notebooks
 from .course import Course
 from .sandbox import Limits
 
@@ -56,7 +56,9 @@ class SandboxedExecute(NbGraderPreprocessor):
                                           f"(expected {exercise.notebook})")
         source = exercise.source
         # The class run's hidden inputs come from the course's secret: a regrade reproduces the grades.
-        report = engine.run_tests(exercise, nb, self.limits(), draw=checks.class_draw(exercise.course))
+        # The feedback speaks the notebook's language (its metadata's, else English); the scores do not depend on it.
+        report = engine.run_tests(exercise, nb, self.limits(), draw=checks.class_draw(exercise.course),
+                                  language=i18n.for_class_run(nb))
         present = {notebooks.meta(c).get("grade_id") for c in nb.cells if notebooks.is_test_cell(c)}
         for cell in source.notebook.cells:
             if notebooks.is_test_cell(cell) and notebooks.meta(cell)["grade_id"] not in present:

@@ -8,6 +8,8 @@ defined here once and only compared through these names.
 import dataclasses
 import enum
 
+from .i18n import ENGLISH, N_
+
 
 class Kind(enum.Enum):
     """How a test ended."""
@@ -32,10 +34,13 @@ _ERROR_NAMES = {Kind.FAILED: "TestFailed", Kind.TIMEOUT: "Timeout", Kind.CRASHED
 # A call that did not return because the engine stopped it (timeout, dead process),
 # as opposed to the learner's own exception: "softmax(x): stopped: ...".
 STOPPED = "stopped:"
-# What a test says when the learner has not replaced `raise NotImplementedError()`.
-NOT_IMPLEMENTED = "not implemented yet"
-NOT_IMPLEMENTED_LINE = (f"NotImplementedError: {NOT_IMPLEMENTED} "
-                        "(replace `raise NotImplementedError()` with your code)")
+# What a test says when the learner has not replaced `raise NotImplementedError()`.  The
+# line is kept in English where the grader reads it (``Attempt.error``) and translated where
+# a learner reads it (``checks.learner_error``), the phrase in it with it.
+NOT_IMPLEMENTED = N_("not implemented yet")
+NOT_IMPLEMENTED_TEMPLATE = N_("NotImplementedError: {not_implemented} (replace `raise NotImplementedError()` "
+                              "with your code)")
+NOT_IMPLEMENTED_LINE = NOT_IMPLEMENTED_TEMPLATE.format(not_implemented=NOT_IMPLEMENTED)
 
 
 @dataclasses.dataclass
@@ -67,6 +72,7 @@ class Report:
     notebook: str
     tests: list
     cells: list
+    language: str = ENGLISH   # the language its messages are in (not part of the JSON)
 
     @property
     def score(self):

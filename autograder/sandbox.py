@@ -38,6 +38,7 @@ from pathlib import Path
 
 from . import safe
 from . import worker as wire
+from .i18n import N_, _
 
 WORKER_SCRIPT = Path(__file__).with_name("worker.py")
 
@@ -64,6 +65,10 @@ class WorkerError(Exception):
 
 class WorkerTimeout(WorkerError):
     """The learner's code ran past a wall-clock limit."""
+
+
+class DeadlinePassed(WorkerTimeout):
+    """The whole submission ran past its wall-clock limit (``Limits.total_seconds``)."""
 
 
 class WorkerDied(WorkerError):
@@ -215,7 +220,7 @@ class MemoryCgroup:
         if getattr(self, "_peak_file", None) is not None:
             self._peak_file.close()
             self._peak_file = None
-        for _ in range(50):  # the processes may take a moment to be gone
+        for _attempt in range(50):  # the processes may take a moment to be gone
             try:
                 self.path.rmdir()
                 return
@@ -357,7 +362,8 @@ class ReplyBudget:
     def spend(self, size):
         self.used += size
         if self.used > self.limit:
-            raise OverBudget(f"your code's answers came to more than {self.limit >> 20} MiB in total")
+            raise OverBudget(_("your code's answers came to more than {mib} MiB in total").format(
+                mib=self.limit >> 20))
 
 
 class OverBudget(wire.WireError):
@@ -383,7 +389,7 @@ class Worker:
         replies_read, replies_write = os.pipe()
         sandboxed = sandbox_available()
         if not sandboxed and self.limits.require_sandbox:
-            raise WorkerError("bubblewrap (bwrap) is not installed: refusing to grade without a sandbox")
+            raise WorkerError(_("bubblewrap (bwrap) is not installed: refusing to grade without a sandbox"))
         python = sys.executable
         if sandboxed:
             command, cwd = _bwrap_command(python), "/"
@@ -449,9 +455,10 @@ class Worker:
         return self.process is not None and self.process.poll() is None
 
     # -- requests
-    def _request(self, message, seconds, what="your code"):
+    def _request(self, message, seconds,
+                 late=N_("your code did not finish within {seconds:g} s (an endless loop, or far too slow)")):
         if not self.alive:
-            raise WorkerDied("the Python process running your code is not running")
+            raise WorkerDied(_("the Python process running your code is not running"))
         now = time.monotonic()
         overall = self.deadline is not None and self.deadline - now < seconds
         self._replies.deadline = min(now + seconds, self.deadline) if self.deadline is not None else now + seconds
@@ -461,10 +468,9 @@ class Worker:
         except TimeoutError:
             self.close()
             if overall:
-                raise WorkerTimeout(f"grading stopped: the whole notebook took more than "
-                                    f"{self.limits.total_seconds:g} s") from None
-            raise WorkerTimeout(f"{what} did not finish within {seconds:g} s "
-                                "(an endless loop, or far too slow)") from None
+                raise DeadlinePassed(_("grading stopped: the whole notebook took more than {seconds:g} s").format(
+                    seconds=self.limits.total_seconds)) from None
+            raise WorkerTimeout(_(late).format(seconds=seconds)) from None
         except (EOFError, BrokenPipeError, OSError):
             code = self.process.wait() if self.process else None
             self.close()
@@ -474,17 +480,18 @@ class Worker:
             raise WorkerDied(str(error)) from None
         except wire.WireError as error:
             self.close()
-            raise WorkerDied(f"the process running your code sent back garbage ({error})") from None
+            raise WorkerDied(_("the process running your code sent back garbage ({error})").format(error=error)) from None
         if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
             self.close()
-            raise WorkerDied("the process running your code sent back garbage")
+            raise WorkerDied(_("the process running your code sent back garbage"))
         return reply
 
     def run_cell(self, index, source, seconds=None):
         """Execute one learner cell; return (error line or None, captured output), both cut short."""
         seconds = self.limits.cell_seconds if seconds is None else seconds
         reply = self._request({"op": "run_cell", "index": index, "source": source}, seconds,
-                              "your notebook's cells")
+                              N_("your notebook's cells did not finish within {seconds:g} s "
+                                 "(an endless loop, or far too slow)"))
         error = None if reply["ok"] else _short(reply.get("error"), MAX_ERROR_CHARS)
         return error, _short(reply.get("output", ""), MAX_OUTPUT_CHARS, keep_end=True)
 
@@ -514,7 +521,7 @@ class Worker:
         if not isinstance(changed, list) or not all(isinstance(i, int) and not isinstance(i, bool)
                                                     and 0 <= i < len(args) for i in changed):
             self.close()
-            raise WorkerDied("the process running your code sent back garbage")
+            raise WorkerDied(_("the process running your code sent back garbage"))
         self.last_changed = sorted(set(changed))
         return reply.get("value")
 
@@ -535,8 +542,9 @@ def _death_reason(code):
     if code is not None and code < 0:
         sig = -code
         if sig == signal.SIGKILL:
-            return "the Python process running your code was killed (it probably used too much memory)"
+            return _("the Python process running your code was killed (it probably used too much memory)")
         if sig == signal.SIGXCPU:
-            return "your code used more CPU time than allowed"
-        return f"the Python process running your code died with signal {signal.Signals(sig).name}"
-    return f"the Python process running your code exited (exit code {code})"
+            return _("your code used more CPU time than allowed")
+        return _("the Python process running your code died with signal {signal}").format(
+            signal=signal.Signals(sig).name)
+    return _("the Python process running your code exited (exit code {code})").format(code=code)

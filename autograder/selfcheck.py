@@ -8,6 +8,9 @@ Two ways in, one report:
   kernel's Python, so the notebook shows the same scores, the same named
   mistakes and gets the same sandbox.
 
+Both speak the language that ``i18n.choose`` picks: ``--lang`` (``language=``),
+else the notebook's metadata, else the locale environment, else English.
+
 The check cell is an nbgrader read-only cell (``notebooks.SELF_CHECK_ID``):
 the grading engine never runs it, in the class run as in nbgrader autograde.
 """
@@ -19,7 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import notebooks, safe
+from . import i18n, notebooks, safe
+from .i18n import _
 
 # Errors that stop a notebook before it defines its functions: reported first,
 # as the cause of the "not defined" failures that follow from them.
@@ -27,17 +31,23 @@ ROOT_CAUSES = ("SyntaxError", "IndentationError", "TabError", "ImportError", "Mo
 _UNDEFINED = ("is not defined", "no function named")
 
 
-def grade(path, course=None, limits=None):
+def grade(path, course=None, limits=None, language=None):
     """(exercise, report) for the notebook file ``path``; NotebookError if it cannot be graded.
 
     The hidden inputs are a fresh self-check draw, never the class run's (``checks.self_check_draw``).
+    The report's language (``report.language``) is ``language`` (``--lang``; UnsupportedLanguage
+    if the grader does not speak it), else the notebook's metadata, else the environment, else
+    English; a notebook that cannot be read is reported in ``language``, else the environment's.
     """
     from . import checks, engine
     from .course import default_course
     from .sandbox import Limits
-    submission = notebooks.read_notebook(path)
-    exercise = (course or default_course()).identify(submission)
-    return exercise, engine.run_tests(exercise, submission, limits or Limits(), draw=checks.self_check_draw())
+    requested = None if language is None else i18n.require(language)
+    with i18n.language(i18n.choose(requested)):
+        submission = notebooks.read_notebook(path)
+        exercise = (course or default_course()).identify(submission)
+    return exercise, engine.run_tests(exercise, submission, limits or Limits(), draw=checks.self_check_draw(),
+                                      language=i18n.choose(requested, submission))
 
 
 def _root_cause(report):
@@ -50,36 +60,45 @@ def _written(points):
     """The points the self-check does not grade: written answers, graded by hand."""
     if not points:
         return ""
-    return f" (+{points:g} written answer, graded by your instructor)"
+    return _(" (+{points:g} written answer, graded by your instructor)").format(points=points)
 
 
 def report_text(exercise, report, path):
-    """The report, as lines: the score, each test, and the cells that raised.
+    """The report, as lines, in the report's language: the score, each test, and the cells that raised.
 
     A syntax error or a failed import comes first, as the cause: the tests
     that then fail because a function is not defined say so in a few words.
     """
-    written = exercise.source.manual_points
-    lines = [f"{report.assignment} ({path}): {report.score:g} / {report.max_score:g} points"
-             f"{_written(written)}"]
-    cause = _root_cause(report)
-    # The cells that then failed only because a name the broken cell defines is missing.
-    follow = [run for run in report.cells if cause and run.index > cause.index and run.error
-              and run.error.startswith("NameError")]
-    if cause:
-        after = f"; {len(follow)} later cell(s) failed for lack of what it defines" if follow else ""
-        lines.append(f"  FIRST FIX THIS: the cell starting `{cause.first_line}` raised {cause.error}{after}")
-    width = max((len(t.grade_id) for t in report.tests), default=0)
-    for test in report.tests:
-        mark = "PASS" if test.passed else "FAIL"
-        message = test.message
-        if cause and any(text in message for text in _UNDEFINED):
-            message = "not defined: see FIRST FIX THIS above"
-        line = f"  {mark}  {test.grade_id:<{width}}  {test.score:g}/{test.max_score:g}"
-        lines.append(line + (f"  {message}" if message else ""))
-    for run in report.cells:
-        if run.error and run is not cause and run not in follow:
-            lines.append(f"  note: the cell starting `{run.first_line}` raised {run.error}")
+    from .checks import learner_error
+    with i18n.language(report.language):
+        written = exercise.source.manual_points
+        lines = [_("{assignment} ({path}): {score:g} / {max_score:g} points{written}").format(
+            assignment=report.assignment, path=path, score=report.score, max_score=report.max_score,
+            written=_written(written))]
+        cause = _root_cause(report)
+        # The cells that then failed only because a name the broken cell defines is missing.
+        follow = [run for run in report.cells if cause and run.index > cause.index and run.error
+                  and run.error.startswith("NameError")]
+        if cause:
+            after = (_("; {count} later cell(s) failed for lack of what it defines").format(count=len(follow))
+                     if follow else "")
+            lines.append("  " + _("FIRST FIX THIS: the cell starting `{line}` raised {error}{after}").format(
+                line=cause.first_line, error=learner_error(cause.error), after=after))
+        width = max((len(t.grade_id) for t in report.tests), default=0)
+        marks = {True: _("PASS"), False: _("FAIL")}
+        mark_width = max(map(i18n.display_width, marks.values()))
+        for test in report.tests:
+            mark = i18n.ljust(marks[test.passed], mark_width)
+            message = test.message
+            if cause and any(text in message for text in _UNDEFINED):
+                message = _("not defined: see FIRST FIX THIS above")
+            line = f"  {mark}  {test.grade_id:<{width}}  {test.score:g}/{test.max_score:g}"
+            lines.append(line + (f"  {message}" if message else ""))
+        for run in report.cells:
+            if run.error and run is not cause and run not in follow:
+                lines.append("  " + _("note: the cell starting `{line}` raised {error}").format(
+                    line=run.first_line, error=learner_error(run.error)))
+        lines = [i18n.tidy(line) for line in lines]
     # Each line quotes the submission (messages, cell sources, the path): made safe for a terminal.
     return "\n".join(safe.terminal(line) for line in lines)
 
@@ -141,23 +160,42 @@ def find_this_notebook():
     return None, None
 
 
-def check_this_notebook(path=None):
-    """Grade the notebook this cell is in (or ``path``) and print the self-check's report."""
+def _saved_notebook(path):
+    """The saved notebook's JSON (for its metadata's language), or None when it cannot be read
+    (the command then says why)."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def check_this_notebook(path=None, language=None):
+    """Grade the notebook this cell is in (or ``path``) and print the self-check's report, in
+    ``language`` (a code such as "ja"), else the saved notebook's metadata language, else the
+    locale environment's, else English."""
     how = "saved"
+    try:
+        requested = None if language is None else i18n.require(language)
+    except i18n.UnsupportedLanguage as error:
+        print(f"autograder: {error}")
+        return
     if path is None:
         path, how = find_this_notebook()
         if path is None:
-            print("Could not tell which file this notebook is: call "
-                  "check_this_notebook(\"name.ipynb\") with its path.")
+            with i18n.language(i18n.choose(requested)):
+                print(_("Could not tell which file this notebook is: call "
+                        "check_this_notebook(\"name.ipynb\") with its path."))
             return
     path = Path(path)
-    if how == "colab":
-        print("Graded this notebook as it is now in Colab.")
-    elif path.is_file():
-        saved = datetime.datetime.fromtimestamp(path.stat().st_mtime).strftime("%H:%M:%S")
-        print(f"Graded the copy saved at {saved} ({path.name}); "
-              "save first if you changed something since.")
-    # The command line's own process: the learner's kernel state cannot change the grading.
-    result = subprocess.run([sys.executable, "-m", "autograder", "check", path.name],
-                            cwd=path.parent, capture_output=True, text=True)
+    with i18n.language(i18n.choose(requested, _saved_notebook(path) if path.is_file() else None)):
+        if how == "colab":
+            print(_("Graded this notebook as it is now in Colab."))
+        elif path.is_file():
+            saved = datetime.datetime.fromtimestamp(path.stat().st_mtime).strftime("%H:%M:%S")
+            print(_("Graded the copy saved at {saved} ({name}); "
+                    "save first if you changed something since.").format(saved=saved, name=path.name))
+    # The command line's own process: the learner's kernel state cannot change the grading.  It
+    # reads the same metadata and environment; an explicit language is handed on.
+    command = [sys.executable, "-m", "autograder", "check", path.name] + (["--lang", requested] if requested else [])
+    result = subprocess.run(command, cwd=path.parent, capture_output=True, text=True)
     print((result.stdout or result.stderr).rstrip())

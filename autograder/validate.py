@@ -12,8 +12,9 @@ nbgrader's validator then reports as a failed cell.
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from . import engine, notebooks
+from . import engine, i18n, notebooks
 from .course import default_course
+from .i18n import _
 
 
 class HiddenChecks(NbGraderPreprocessor):
@@ -24,11 +25,14 @@ class HiddenChecks(NbGraderPreprocessor):
             exercise = default_course().identify(nb)
         except notebooks.NotebookError:
             return nb, resources          # not one of the course's exercises: nbgrader's verdict stands
-        results = {test.grade_id: test for test in engine.run_tests(exercise, nb).tests}
+        language = i18n.choose(None, nb)    # the notebook's metadata, else the environment, as the self-check
+        results = {test.grade_id: test for test in engine.run_tests(exercise, nb, language=language).tests}
+        with i18n.language(language):
+            found = _("(found by the hidden checks, as python -m autograder check does)")
         for cell in nb.cells:
             result = results.get(notebooks.meta(cell).get("grade_id")) if notebooks.is_test_cell(cell) else None
             if result is not None and not result.passed:   # what the grade will be, as autograde writes it
                 cell.outputs = [new_output(
                     "error", ename=result.kind.error_name, evalue=result.message,
-                    traceback=[f"{result.message} (found by the hidden checks, as python -m autograder check does)"])]
+                    traceback=[f"{result.message} {found}"])]
         return nb, resources

@@ -15,6 +15,7 @@ import numpy as np
 from ..checks import rng as hidden_inputs
 from ..checks import Mistake, attempt, close, expect, large_factor, nan_where_finite, reference
 from ..checks import softmax as _softmax
+from ..i18n import N_, _
 
 
 def _ref():
@@ -130,7 +131,7 @@ def _no_pair_broadcast(record):
     return _kind(record) == "all" and _shape_error("could not be broadcast")(record)
 
 
-NO_MAX = ("overflow: `np.exp` of a large score is `inf`, and `inf / inf` is `nan`. The softmax over the "
+NO_MAX = N_("overflow: `np.exp` of a large score is `inf`, and `inf / inf` is `nan`. The softmax over the "
           "input positions must subtract the largest score first, `np.exp(e - e.max(axis=-1, keepdims=True))`; "
           "softmax does not change when the same number is subtracted from every score.")
 
@@ -231,9 +232,9 @@ def check_additive_attention(additive_attention):
         args = _inputs(rng, T_x, d_h, d_s, d_a)
         context, weights = _expect(additive_attention, "additive_attention", args)
         assert np.all(weights >= 0) and np.isclose(weights.sum(), 1.0), (
-            "additive_attention: the weights must be non-negative and sum to 1 over the input positions")
+            _("additive_attention: the weights must be non-negative and sum to 1 over the input positions"))
         assert np.allclose(context, weights @ args[1]), (
-            "additive_attention: the context must be the weighted sum of the rows of H, alpha @ H")
+            _("additive_attention: the context must be the weighted sum of the rows of H, alpha @ H"))
     _expect(additive_attention, "additive_attention", _large(_inputs(rng, 6, 3, 4, 5)))
 
 
@@ -248,9 +249,9 @@ def check_additive_attention_all(additive_attention_all):
     rng = hidden_inputs("additive_attention_all")
     for T_y, T_x, d_h, d_s, d_a in [(4, 6, 3, 5, 7), (6, 3, 5, 2, 4), (1, 5, 4, 3, 6)]:
         args = _inputs(rng, T_x, d_h, d_s, d_a, T_y=T_y)
-        _, weights = _expect(additive_attention_all, "additive_attention_all", args)
+        _context, weights = _expect(additive_attention_all, "additive_attention_all", args)
         assert np.allclose(weights.sum(axis=-1), 1.0), (
-            "additive_attention_all: each row of A (one output step) must sum to 1 over the input positions")
+            _("additive_attention_all: each row of A (one output step) must sum to 1 over the input positions"))
     _expect(additive_attention_all, "additive_attention_all", _large(_inputs(rng, 5, 3, 4, 6, T_y=3)))
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from ..checks import rng as hidden_inputs
 from ..checks import Batched, Mistake, attempt, close, expect, large_factor, no_max_subtraction, reference, weights_sum_to_one
 from ..checks import softmax as _softmax
+from ..i18n import N_, _
 
 
 def _ref():
@@ -157,8 +158,8 @@ def check_dot_product_attention_columns(dot_product_attention_columns):
         want = _ref().dot_product_attention_columns(Q, K, V)
         record = attempt(dot_product_attention_columns, "dot_product_attention_columns", (Q, K, V),
                          want=want, arg_names=("Q", "K", "V"))
-        expect(record, MISTAKES, extra_check=weights_sum_to_one("column", axis=0))
+        expect(record, MISTAKES, extra_check=weights_sum_to_one(N_("column"), axis=0))
         rows = _ref().dot_product_attention(Q.T, K.T, V.T)
         assert close(record.got[0], rows[0].T) and close(record.got[1], rows[1].T), (
-            "dot_product_attention_columns(Q, K, V) must equal the transposed results of "
-            "dot_product_attention(Q.T, K.T, V.T)")
+            _("dot_product_attention_columns(Q, K, V) must equal the transposed results of "
+            "dot_product_attention(Q.T, K.T, V.T)"))

@@ -24,11 +24,13 @@ import copy
 
 import numpy as np
 
+from .. import checks
 from ..checks import rng as hidden_inputs
 from ..checks import Mistake, attempt, close, expect, reference
 from ..checks import softmax as _softmax
+from ..i18n import N_, _
 
-UNUSABLE = "the result must be (y_t, new_cache) with new_cache a dict holding 'K' and 'V'"
+UNUSABLE = N_("the result must be (y_t, new_cache) with new_cache a dict holding 'K' and 'V'")
 
 
 # --------------------------------------------------------------------------- mistaken formulas
@@ -208,7 +210,7 @@ def _flattened(function):
 def _judge(record, call):
     record.call = call
     if record.error is not None and UNUSABLE in record.error:
-        record.error = f"returned something unusable: {UNUSABLE}"
+        record.error = checks.UNUSABLE.format(problem=UNUSABLE)
     expect(record, MISTAKES)
     return record.got
 
@@ -218,8 +220,9 @@ def _call_step(decode_step, x_t, cache, params):
     record = attempt(_flattened(decode_step), "decode_step", (x_t, cache, params), want=want,
                      arg_names=("x_t", "cache", "params"))
     d_k, d_v = params["W_q"].shape[1], params["W_v"].shape[1]
-    return _judge(record, f"decode_step(x_t, cache, params) with x_t of shape {np.shape(x_t)}, a cache of "
-                          f"t = {np.shape(cache['K'])[0]} rows, d_k = {d_k} and d_v = {d_v}")
+    return _judge(record, _("decode_step(x_t, cache, params) with x_t of shape {shape}, a cache of "
+                            "t = {rows} rows, d_k = {d_k} and d_v = {d_v}").format(
+                                shape=np.shape(x_t), rows=np.shape(cache['K'])[0], d_k=d_k, d_v=d_v))
 
 
 def _call_sequence(decode_sequence, X, params):
@@ -227,7 +230,8 @@ def _call_sequence(decode_sequence, X, params):
     record = attempt(_flattened(decode_sequence), "decode_sequence", (X, params), want=want,
                      arg_names=("X", "params"))
     d_k, d_v = params["W_q"].shape[1], params["W_v"].shape[1]
-    return _judge(record, f"decode_sequence(X, params) with X of shape {np.shape(X)}, d_k = {d_k} and d_v = {d_v}")
+    return _judge(record, _("decode_sequence(X, params) with X of shape {shape}, d_k = {d_k} and d_v = {d_v}").format(
+        shape=np.shape(X), d_k=d_k, d_v=d_v))
 
 
 def _params(rng, d_model, d_k, d_v, scale=1.0):
@@ -252,7 +256,7 @@ def check_decode_step(decode_step):
     x_0 = rng.normal(size=d_model)
     y_0, K, V = _call_step(decode_step, x_0, empty, params)
     assert np.allclose(y_0, (x_0 + _encoding(1, d_model)[0]) @ params["W_v"], rtol=1e-4, atol=1e-6), (
-        "decode_step: on an empty cache the token attends only to itself, so y_0 = (x_0 + PE[0]) @ W_v")
+        _("decode_step: on an empty cache the token attends only to itself, so y_0 = (x_0 + PE[0]) @ W_v"))
 
 
 def check_decode_step_large(decode_step):
@@ -264,7 +268,7 @@ def check_decode_step_large(decode_step):
         X = 12.0 * rng.normal(size=(t + 1, d_model))
         K, V = _cache_of(X[:t], params)
         y, K_new, V_new = _call_step(decode_step, X[t], {"K": K, "V": V}, params)
-        assert np.all(np.isfinite(y)), "decode_step: y_t must be finite for large inputs"
+        assert np.all(np.isfinite(y)), _("decode_step: y_t must be finite for large inputs")
 
 
 def check_decode_sequence(decode_sequence):
@@ -279,4 +283,4 @@ def check_decode_sequence(decode_sequence):
         scores = np.where(np.tril(np.ones((n, n), dtype=bool)), scores, -np.inf)
         full = _softmax(scores) @ (Z @ params["W_v"])
         assert np.allclose(Y, full, rtol=1e-4, atol=1e-6), (
-            "decode_sequence: the rows must equal full causal self-attention on X + PE")
+            _("decode_sequence: the rows must equal full causal self-attention on X + PE"))

@@ -18,6 +18,7 @@ from ..checks import rng as hidden_inputs
 from ..checks import (Batched, Mistake, attempt, close, expect, large_factor, masked_weight_not_zero,
                       no_max_subtraction, reference, weights_sum_to_one)
 from ..checks import softmax as _softmax
+from ..i18n import N_, _
 
 MHA_ARGS = ("X_q", "X_kv", "W_q", "W_k", "W_v", "W_o", "num_heads")
 
@@ -199,7 +200,7 @@ def _ref():
 
 
 def _projections(rng, d_model):
-    return [rng.normal(scale=1.0 / np.sqrt(d_model) * 1.5, size=(d_model, d_model)) for _ in range(4)]
+    return [rng.normal(scale=1.0 / np.sqrt(d_model) * 1.5, size=(d_model, d_model)) for _index in range(4)]
 
 
 def _call_mha(mha, X_q, X_kv, Ws, num_heads, mask=None):
@@ -207,7 +208,7 @@ def _call_mha(mha, X_q, X_kv, Ws, num_heads, mask=None):
     want = _ref().multi_head_attention(*args)
     record = attempt(mha, "multi_head_attention", args, want=want, arg_names=MHA_ARGS + ("mask",),
                      batched=Batched((2, 2, None, None, None, None, None, 2), _ref().multi_head_attention))
-    expect(record, MISTAKES, extra_check=weights_sum_to_one("row (in every head)"))
+    expect(record, MISTAKES, extra_check=weights_sum_to_one(N_("row (in every head)")))
     out, weights = record.got
     return out, weights
 
@@ -243,11 +244,11 @@ def check_mha_self(multi_head_attention):
     out, weights = _call_mha(multi_head_attention, X, X, Ws, 3)
     _call_mha(multi_head_attention, X, X, Ws, 4)
     out1, weights1 = _call_mha(multi_head_attention, X, X, Ws, 1)
-    assert weights1.shape == (1, 5, 5), "multi_head_attention with num_heads=1: weights must have shape (1, n, m)"
+    assert weights1.shape == (1, 5, 5), _("multi_head_attention with num_heads=1: weights must have shape (1, n, m)")
     perm = rng.permutation(5)
     out_p, weights_p = _call_mha(multi_head_attention, X[perm], X[perm], Ws, 3)
     assert np.allclose(out_p, out[perm], rtol=1e-4, atol=1e-6), (
-        "multi_head_attention: permuting the tokens must permute the rows of the output the same way")
+        _("multi_head_attention: permuting the tokens must permute the rows of the output the same way"))
 
 
 def check_mha_cross(multi_head_attention):

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..checks import rng as hidden_inputs
 from ..checks import Batched, Mistake, attempt, close, expect, modifies_input, reference
+from ..i18n import N_, _
 
 ARG_NAMES = ("Q", "K", "V", "block_size")
 
@@ -112,18 +113,19 @@ def _full_score_matrix(record):
     if record.peak_bytes is None or record.peak_bytes <= record.memory_bound:
         return False
     n, m = np.shape(record.args[0])[0], np.shape(record.args[1])[0]
-    return (f"your function built an array as large as the full (n, m) score matrix "
-            f"({record.peak_bytes / 1e6:.1f} MB at its peak, the bound is {record.memory_bound / 1e6:.1f} MB; "
-            f"one (n, m) float64 matrix is {8 * n * m / 1e6:.1f} MB)")
+    return _("your function built an array as large as the full (n, m) score matrix "
+             "({peak:.1f} MB at its peak, the bound is {bound:.1f} MB; "
+             "one (n, m) float64 matrix is {matrix:.1f} MB)").format(
+                 peak=record.peak_bytes / 1e6, bound=record.memory_bound / 1e6, matrix=8 * n * m / 1e6)
 
 
-FULL_MATRIX_FIX = (
+FULL_MATRIX_FIX = N_(
     "process the keys block by block: hold only one (n, block_size) block of scores at a time, "
     "with the running max and the running sum (one number per query) and the (n, d_v) output "
     "accumulator, and never compute `Q @ K.T` for all keys at once.")
 
 MISTAKES = [
-    modifies_input("`Q *= scale` or `Q /= np.sqrt(d)`", "`scores = Q @ K_block.T / np.sqrt(d)`"),
+    modifies_input(N_("`Q *= scale` or `Q /= np.sqrt(d)`"), "`scores = Q @ K_block.T / np.sqrt(d)`"),
     Mistake("full_score_matrix", FULL_MATRIX_FIX, _full_score_matrix, even_if_close=True),
     Mistake("no_scale",
             "the scores are not scaled: the result equals softmax(Q K^T) V. Divide every block of "

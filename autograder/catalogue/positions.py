@@ -15,6 +15,7 @@ import numpy as np
 
 from ..checks import rng as hidden_inputs
 from ..checks import Mistake, attempt, close, expect, modifies_input, reference
+from ..i18n import N_, _
 
 BASE = 10000.0
 
@@ -165,7 +166,7 @@ MISTAKES = [
             "heads). Index the last axis from the end, `X[..., 0::2]` and `X[..., 1::2]`, take the "
             "width as `X.shape[-1]`, and let the (n, d/2) angles broadcast over the leading axes.",
             _leading_axes),
-    modifies_input("`X[..., 0::2] = ...` on the input", "`out = np.empty(X.shape)`, then fill `out`"),
+    modifies_input(N_("`X[..., 0::2] = ...` on the input"), N_("`out = np.empty(X.shape)`, then fill `out`")),
 ]
 
 
@@ -193,7 +194,7 @@ def check_sinusoidal_encoding(sinusoidal_encoding):
     """Several sizes, n != d_model, with positions up to 59."""
     for n, d_model in [(7, 10), (12, 6), (60, 16), (1, 8), (5, 32)]:
         PE = _call_encoding(sinusoidal_encoding, n, d_model)
-    assert np.allclose(PE[:, 1::2][0], 1.0), "sinusoidal_encoding: row 0 must have 1 in every odd column"
+    assert np.allclose(PE[:, 1::2][0], 1.0), _("sinusoidal_encoding: row 0 must have 1 in every odd column")
 
 
 def check_apply_rotary(apply_rotary):
@@ -204,7 +205,7 @@ def check_apply_rotary(apply_rotary):
         _call_rotary(apply_rotary, rng.normal(size=(n, d)), positions)
     X = rng.normal(size=(4, 6))
     out = _call_rotary(apply_rotary, X, [0, 0, 0, 0])
-    assert np.allclose(out, X), "apply_rotary: at position 0 every row must stay unchanged"
+    assert np.allclose(out, X), _("apply_rotary: at position 0 every row must stay unchanged")
 
 
 def check_apply_rotary_batched(apply_rotary):
@@ -216,7 +217,7 @@ def check_apply_rotary_batched(apply_rotary):
     X = rng.normal(size=(2, 3, 5, 8))                                          # (B, heads, n, d)
     out = _call_rotary(apply_rotary, X, positions)
     assert np.allclose(np.linalg.norm(out, axis=-1), np.linalg.norm(X, axis=-1)), (
-        "apply_rotary: a rotation must keep the length of every row")
+        _("apply_rotary: a rotation must keep the length of every row"))
 
 
 def check_apply_rotary_relative(apply_rotary):
@@ -229,10 +230,10 @@ def check_apply_rotary_relative(apply_rotary):
     K = _call_rotary(apply_rotary, np.repeat(k, 4, axis=0), m + 5)            # k at m + 5
     scores = np.sum(Q * K, axis=-1)                                           # (4,)
     assert np.allclose(scores, scores[0], rtol=1e-4, atol=1e-6), (
-        "apply_rotary: the score of a query at m and a key at m + 5 must not depend on m")
+        _("apply_rotary: the score of a query at m and a key at m + 5 must not depend on m"))
     X = rng.normal(size=(3, d))
     a, b = np.array([2, 11, 4]), np.array([5, 1, 30])
     once = _call_rotary(apply_rotary, X, a)
     twice = _call_rotary(apply_rotary, once, b)
     assert np.allclose(twice, _ref().apply_rotary(X, a + b), rtol=1e-4, atol=1e-6), (
-        "apply_rotary: rotating by positions a and then by b must equal rotating by a + b")
+        _("apply_rotary: rotating by positions a and then by b must equal rotating by a + b"))

@@ -16,6 +16,7 @@ from ..checks import rng as hidden_inputs
 from ..checks import (Batched, Mistake, additive_mask, attempt, close, expect, large_factor, masked_weight_not_zero,
                       no_max_subtraction, reference)
 from ..checks import softmax as _softmax
+from ..i18n import _
 
 
 
@@ -210,7 +211,7 @@ def check_causal_mask(causal_mask):
         expect(record, MISTAKES)
     mask = np.asarray(causal_mask(6))
     assert mask[3, 3] and mask[3, 0] and not mask[3, 4], (
-        "causal_mask(6): row i must be True at columns 0..i and False after i")
+        _("causal_mask(6): row i must be True at columns 0..i and False after i"))
 
 
 def check_self_attention(self_attention):
@@ -219,15 +220,15 @@ def check_self_attention(self_attention):
     for n, d_model, d_k, d_v in [(6, 5, 3, 4), (4, 7, 2, 6)]:
         X, W_q, W_k, W_v = _inputs(rng, n, d_model, d_k, d_v)
         out, weights = _call_self_attention(self_attention, X, W_q, W_k, W_v)
-        assert np.allclose(weights.sum(axis=-1), 1.0), "self_attention: each row of the weights must sum to 1"
+        assert np.allclose(weights.sum(axis=-1), 1.0), _("self_attention: each row of the weights must sum to 1")
     _call_self_attention(self_attention, X, W_q, W_k, W_v, causal=False)
     # Permuting the tokens permutes the outputs the same way (no positions without a mask).
     perm = rng.permutation(n)
     out_p, weights_p = _call_self_attention(self_attention, X[perm], W_q, W_k, W_v)
     assert np.allclose(out_p, out[perm], rtol=1e-4, atol=1e-6), (
-        "self_attention: permuting the rows of X must permute the rows of the output the same way")
+        _("self_attention: permuting the rows of X must permute the rows of the output the same way"))
     assert np.allclose(weights_p, weights[perm][:, perm], rtol=1e-4, atol=1e-6), (
-        "self_attention: permuting the rows of X must permute both axes of the weights")
+        _("self_attention: permuting the rows of X must permute both axes of the weights"))
     # Large scores (above 1000): exp overflows unless the softmax subtracts the maximum.
     X, W_q, W_k, W_v = _inputs(rng, 5, 6, 4, 3)
     scores = (X @ W_q) @ (X @ W_k).T / np.sqrt(4)
@@ -241,13 +242,13 @@ def check_self_attention_causal(self_attention):
     for n, d_model, d_k, d_v in [(6, 5, 3, 4), (5, 8, 4, 2)]:
         X, W_q, W_k, W_v = _inputs(rng, n, d_model, d_k, d_v)
         out, weights = _call_self_attention(self_attention, X, W_q, W_k, W_v, causal=True)
-        assert np.allclose(weights.sum(axis=-1), 1.0), "self_attention: each row of the weights must sum to 1"
+        assert np.allclose(weights.sum(axis=-1), 1.0), _("self_attention: each row of the weights must sum to 1")
         assert np.allclose(out[0], X[0] @ W_v, rtol=1e-4, atol=1e-6), (
-            "self_attention(causal=True): the first token can only attend to itself, so its output is v_0")
+            _("self_attention(causal=True): the first token can only attend to itself, so its output is v_0"))
     # Changing the later tokens must not change the earlier outputs.
     k = 3
     X2 = X.copy()
     X2[k:] = rng.normal(size=X2[k:].shape)
-    out2, _ = _call_self_attention(self_attention, X2, W_q, W_k, W_v, causal=True)
+    out2, _weights2 = _call_self_attention(self_attention, X2, W_q, W_k, W_v, causal=True)
     assert np.allclose(out2[:k], out[:k], rtol=1e-4, atol=1e-6), (
-        "self_attention(causal=True): the outputs of the first tokens changed when only later tokens changed")
+        _("self_attention(causal=True): the outputs of the first tokens changed when only later tokens changed"))

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..checks import rng as hidden_inputs
 from ..checks import Mistake, attempt, close, expect, modifies_input, reference
+from ..i18n import _
 
 
 def _ref(x, axis=-1):
@@ -59,7 +60,8 @@ def _fixed_axis(record):
     x, axis = _x(record), _axis(record)
     for other in range(x.ndim):
         if other != axis % x.ndim and close(record.got, _ref(x, axis=other)):
-            return f"your result is normalised along axis {other}, not along axis={axis}"
+            return _("your result is normalised along axis {other}, not along axis={axis}").format(other=other,
+                                                                                                      axis=axis)
     return False
 
 
@@ -152,11 +154,11 @@ def check_random(softmax):
     for shape in [(7,), (4, 9), (6, 3)]:
         x = rng.normal(scale=2.0, size=shape)
         got = _expect(softmax, x)
-        assert np.all(got >= 0), "softmax: weights must be non-negative"
-        assert np.allclose(got.sum(axis=-1), 1.0), "softmax: each row must sum to 1"
+        assert np.all(got >= 0), _("softmax: weights must be non-negative")
+        assert np.allclose(got.sum(axis=-1), 1.0), _("softmax: each row must sum to 1")
         shifted = _expect(softmax, x + 5.0)
         assert np.allclose(shifted, got, rtol=1e-4, atol=1e-6), (
-            "softmax: adding the same constant to every score must not change the weights")
+            _("softmax: adding the same constant to every score must not change the weights"))
 
 
 def check_large(softmax):
@@ -174,7 +176,7 @@ def check_axis(softmax):
     """axis=0 on a non-square matrix, and every axis of a 3-D array."""
     rng = hidden_inputs("axis")
     got = _expect(softmax, rng.normal(size=(4, 7)), axis=0)
-    assert np.allclose(got.sum(axis=0), 1.0), "softmax(x, axis=0): each column must sum to 1"
+    assert np.allclose(got.sum(axis=0), 1.0), _("softmax(x, axis=0): each column must sum to 1")
     x = rng.normal(scale=3.0, size=(2, 3, 5))
     for axis in (0, 1, 2, -2):
         _expect(softmax, x, axis=axis)
@@ -187,5 +189,5 @@ def check_neg_inf(softmax):
     x[0, 1] = x[1, 0] = x[1, 1] = x[2, 3] = -np.inf         # every row keeps finite entries
     x[1, 3] = x[1, 2]                                        # a tie among the finite ones
     got = _expect(softmax, x)
-    assert np.allclose(got.sum(axis=-1), 1.0), "softmax: each row must sum to 1"
+    assert np.allclose(got.sum(axis=-1), 1.0), _("softmax: each row must sum to 1")
     _expect(softmax, x.T.copy(), axis=0)

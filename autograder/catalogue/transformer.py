@@ -25,6 +25,7 @@ import numpy as np
 from ..checks import rng as hidden_inputs
 from ..checks import Mistake, attempt, close, expect, masked_weight_not_zero, reference, weights_sum_to_one
 from ..checks import softmax as _softmax
+from ..i18n import N_, _
 
 
 # --------------------------------------------------------------------------- mistaken formulas
@@ -155,9 +156,9 @@ def _block_variant(**options):
 
 
 # The layer normalisation mistakes, as they show inside a block that normalises on its own.
-BLOCK_NORMS = {"over the positions (axis -2)": {"axis": -2}, "with the sample variance (ddof=1)": {"ddof": 1},
-               "with eps outside the square root": {"eps_outside": True},
-               "dividing by the variance instead of the standard deviation": {"root": False}}
+BLOCK_NORMS = {N_("over the positions (axis -2)"): {"axis": -2}, N_("with the sample variance (ddof=1)"): {"ddof": 1},
+               N_("with eps outside the square root"): {"eps_outside": True},
+               N_("dividing by the variance instead of the standard deviation"): {"root": False}}
 
 
 def _block_norm_wrong(record):
@@ -165,7 +166,7 @@ def _block_norm_wrong(record):
         return False
     for how, options in BLOCK_NORMS.items():
         if _same(record.got, _block(record, ln=options)):
-            return f"the block normalises {how}"
+            return _("the block normalises {how}").format(how=_(how))
     return False
 
 
@@ -304,9 +305,10 @@ def _call_block(transformer_block, X, params, causal=None):
                      arg_names=("X", "params"))
     d_ff = np.shape(params["W_1"])[1]
     flag = "" if causal is None else f", causal={causal}"
-    record.call = (f"transformer_block(X, params{flag}) with X of shape {np.shape(X)}, "
-                   f"num_heads={params['num_heads']} and d_ff={d_ff}")
-    expect(record, MISTAKES, extra_check=weights_sum_to_one("row (in every head)"))
+    record.call = _("transformer_block(X, params{flag}) with X of shape {shape}, "
+                    "num_heads={num_heads} and d_ff={d_ff}").format(flag=flag, shape=np.shape(X),
+                                                                   num_heads=params['num_heads'], d_ff=d_ff)
+    expect(record, MISTAKES, extra_check=weights_sum_to_one(N_("row (in every head)")))
     return record.got
 
 
@@ -337,7 +339,7 @@ def check_layer_norm(layer_norm):
     _call_layer_norm(layer_norm, X, gamma, beta, eps=1e-2)
     constant = np.vstack([np.full((1, d), 3.0), rng.normal(size=(2, d))])
     out = _call_layer_norm(layer_norm, constant, gamma, beta)
-    assert np.allclose(out[0], beta), "layer_norm: a constant row must give beta"
+    assert np.allclose(out[0], beta), _("layer_norm: a constant row must give beta")
 
 
 def check_transformer_block(transformer_block):
@@ -349,9 +351,9 @@ def check_transformer_block(transformer_block):
     _call_block(transformer_block, X, params, causal=False)
     _call_block(transformer_block, rng.normal(size=(4, 8)), _params(rng, d_model=8, num_heads=1, d_ff=6))
     perm = rng.permutation(5)
-    out_p, _ = _call_block(transformer_block, X[perm], params)
+    out_p, _weights_p = _call_block(transformer_block, X[perm], params)
     assert np.allclose(out_p, out[perm], rtol=1e-4, atol=1e-6), (
-        "transformer_block: without a mask, permuting the tokens must permute the output rows the same way")
+        _("transformer_block: without a mask, permuting the tokens must permute the output rows the same way"))
 
 
 def check_transformer_block_batched(transformer_block):
@@ -372,9 +374,9 @@ def check_transformer_block_causal(transformer_block):
     out, weights = _call_block(transformer_block, X, params, causal=True)
     X2 = X.copy()
     X2[3:] = rng.normal(size=(3, 12))
-    out2, _ = _call_block(transformer_block, X2, params, causal=True)
+    out2, _weights2 = _call_block(transformer_block, X2, params, causal=True)
     assert np.allclose(out2[:3], out[:3], rtol=1e-4, atol=1e-6), (
-        "transformer_block(causal=True): the outputs of the first tokens changed when only later tokens changed")
+        _("transformer_block(causal=True): the outputs of the first tokens changed when only later tokens changed"))
     _call_block(transformer_block, rng.normal(size=(2, 5, 12)), params, causal=True)
     large = _params(rng, d_model=12, num_heads=4, d_ff=16, scale=4.0)
     _call_block(transformer_block, 20.0 * rng.normal(size=(2, 5, 12)), large, causal=True)
