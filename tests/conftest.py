@@ -8,6 +8,11 @@ import pytest
 # and the other console scripts of this environment.
 sys.path.insert(0, str(Path(__file__).parent))
 os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+# The grader speaks the locale's language (autograder/i18n.py): tests read its English, whatever
+# the developer's locale; the tests of the Japanese grader set the language they need.
+for variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+    os.environ.pop(variable, None)
+os.environ["LANG"] = "C.UTF-8"
 
 
 # The tiers (markers are declared in pyproject.toml and checked with --strict-markers):
