@@ -142,6 +142,10 @@ def test_the_language_switch_leads_to_the_same_page_and_back(server, browser):
     page.wait_for_load_state("networkidle")
     assert page.url == f"{server}/ja/book/06_scaled_dot_product_attention.html"
     assert page.evaluate("document.documentElement.lang") == "ja"
+    # The Japanese font is the prose's; code keeps the theme's monospace font.
+    fonts = page.evaluate("""() => [getComputedStyle(document.querySelector('article p')).fontFamily,
+                                    getComputedStyle(document.querySelector('div.highlight pre span')).fontFamily]""")
+    assert "Noto Sans CJK JP" in fonts[0] and "Noto Sans CJK JP" not in fonts[1], fonts
     page.click("a.edition-switch[hreflang=en]")
     page.wait_for_load_state("networkidle")
     assert page.url == f"{server}/book/06_scaled_dot_product_attention.html"
