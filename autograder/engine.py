@@ -189,7 +189,7 @@ class LearnerError(Exception):
 def _failure_message(error, test_source):
     """One line saying why a test failed, without the hidden test's source."""
     if isinstance(error, AssertionError):
-        text = str(error).strip()
+        text = i18n.one_language(str(error).strip())   # a visible test's message is bilingual
         if text:
             return text.splitlines()[0] if len(text) < 2000 else text[:2000]
         # A bare `assert`: name the statement, which is visible test code.

@@ -213,6 +213,21 @@ def tidy(text):
     return _LOOSE_SPACE.sub("", text) if current() == "ja" else text
 
 
+_JAPANESE = re.compile(f"[{_KANA_KANJI}]")
+_HALVES = re.compile(r"\s+/\s+")
+
+
+def one_language(text):
+    """The half of a bilingual message in the grading's language: the visible tests of the
+    exercise notebooks write their assertion messages ``"English ... / 日本語 ..."`` (the
+    learner running them in the notebook reads both); any other text is returned unchanged."""
+    for match in _HALVES.finditer(text):
+        english, japanese = text[:match.start()], text[match.end():]
+        if _JAPANESE.search(japanese) and not _JAPANESE.search(english):
+            return japanese if current() == "ja" else english
+    return text
+
+
 def display_width(text):
     """Columns ``text`` takes in a terminal (East Asian wide characters take two)."""
     import unicodedata

@@ -278,3 +278,31 @@ def test_the_report_counts_feedback_in_either_language_under_japanese_headings(t
     assert path.with_suffix(".png").stat().st_size > 0
     english = report.write_report(course, "01_softmax", out_dir=tmp_path / "en").read_text(encoding="utf-8")
     assert english.startswith("# 01_softmax: what the class got wrong\n") and axis_ignored.message in english
+
+
+def test_a_visible_tests_bilingual_message_is_shown_in_the_gradings_language():
+    """The exercise notebooks' visible tests write "English / 日本語"; a report shows one half."""
+    error = AssertionError("softmax must keep the input's shape: expected (3,), got (2,)"
+                           " / softmax は入力の形状を保たなければならない：(3,) のはずが (2,) である")
+    with i18n.language("en"):
+        assert engine._failure_message(error, "") == "softmax must keep the input's shape: expected (3,), got (2,)"
+    with i18n.language("ja"):
+        assert engine._failure_message(error, "").startswith("softmax は入力の形状を保たなければならない")
+    plain = AssertionError("x / y is not 1")           # a slash in English alone is left as it is
+    with i18n.language("ja"):
+        assert engine._failure_message(plain, "") == "x / y is not 1"
+
+
+def test_every_visible_test_message_is_bilingual():
+    """Every assertion message of a visible test cell has its Japanese half."""
+    missing = []
+    for exercise in helpers.EXERCISES:
+        for test in exercise.source.tests:
+            if "_visible" not in test.grade_id:
+                continue
+            for node in ast.walk(ast.parse(test.source)):
+                if isinstance(node, ast.Assert) and node.msg is not None:
+                    text = ast.unparse(node.msg)
+                    if not re.search(r"[\u3040-\u30ff\u3400-\u9fff]", text):
+                        missing.append(f"{exercise.assignment}/{test.grade_id}: {text[:60]}")
+    assert missing == []
