@@ -162,6 +162,7 @@ def poisoned_class(tmp_path_factory):
     return root, {o.student: o for o in outcomes}, outcomes
 
 
+@pytest.mark.nbgrader   # a class run: nbgrader's workers and gradebook
 def test_a_poisoned_class_grades_everyone_else(poisoned_class):
     _, outcomes, _ = poisoned_class
     assert outcomes["alice"].score == 7.0 and outcomes["alice"].problems == []
@@ -170,6 +171,7 @@ def test_a_poisoned_class_grades_everyone_else(poisoned_class):
         assert words in outcomes[student].line and "\n" not in outcomes[student].line, (student, outcomes[student].line)
 
 
+@pytest.mark.nbgrader   # a class run: nbgrader's workers and gradebook
 def test_the_summary_cannot_be_forged(poisoned_class):
     _, _, outcomes = poisoned_class
     out = io.StringIO()
@@ -183,6 +185,7 @@ def test_the_summary_cannot_be_forged(poisoned_class):
     assert len(forged) == 1 and forged[0].split()[0] == "forger" and repr(FORGED) in forged[0]
 
 
+@pytest.mark.nbgrader   # a class run: nbgrader's workers and gradebook
 def test_the_grade_command_exits_0(poisoned_class):
     root, _, _ = poisoned_class
     result = subprocess.run([sys.executable, "-m", "autograder", "grade", "01_softmax", "--no-progress",
