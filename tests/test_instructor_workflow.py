@@ -130,7 +130,7 @@ def test_an_edited_hidden_check_regrades_and_keeps_manual_grades(tmp_path):
     (package / "__init__.py").write_text("")
     catalogue = package / "softmax.py"
     catalogue.write_text((helpers.REPO / "autograder" / "catalogue" / "softmax.py").read_text()
-                         .replace("from ..checks import", "from autograder.checks import"))
+                         .replace("from ..", "from autograder."))
     registry = root / "solutions" / "exercises.toml"
     registry.write_text(registry.read_text().replace('name = "softmax"\n',
                                                      'name = "softmax"\ncatalogue = "scratch_catalogue.softmax"\n', 1))
