@@ -28,7 +28,7 @@ from autograder import checks, engine, i18n, report, selfcheck
 from autograder.course import course_at
 from autograder.results import NOT_IMPLEMENTED
 
-JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")                     # kana and kanji
+JAPANESE = translation.KANA_OR_KANJI                                         # kana and kanji
 JAPANESE_WRITING = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uff01-\uff5e]")   # and Japanese punctuation
 FIELD = re.compile(r"\{\w+(?:[:!][^{}]*)?\}")
 SNAPSHOT = helpers.REPO / "tests" / "grader_english_messages.json"
@@ -302,6 +302,6 @@ def test_every_visible_test_message_is_bilingual():
             for node in ast.walk(ast.parse(test.source)):
                 if isinstance(node, ast.Assert) and node.msg is not None:
                     text = ast.unparse(node.msg)
-                    if not re.search(r"[\u3040-\u30ff\u3400-\u9fff]", text):
+                    if not JAPANESE.search(text):
                         missing.append(f"{exercise.assignment}/{test.grade_id}: {text[:60]}")
     assert missing == []

@@ -80,7 +80,7 @@ def test_the_checker_catches_what_it_promises():
 
 # --- the built Japanese pages ---------------------------------------------------------
 
-JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+JAPANESE = translation.KANA_OR_KANJI
 # Six English words in a row (names, a title, a phrase in parentheses are shorter).
 ENGLISH_RUN = re.compile(r"(?:\b[A-Za-z][A-Za-z'’-]*\b[\s,;:]+){5}\b[A-Za-z][A-Za-z'’-]*\b")
 NOT_PROSE = ["pre", "code", "script", "style", "math", ".math", ".MathJax", "div.cell_output", "div.output",
@@ -95,7 +95,7 @@ def japanese_pages(site):
 
 
 # A quotation stays in its language: a paper's title in italics, a program's message in 「」.
-QUOTED = re.compile(r"「[^「」\u3040-\u30ff\u3400-\u9fff]*」")
+QUOTED = re.compile(f"「[^「」{translation.KANA_KANJI}]*」")
 
 
 def english_prose(html):

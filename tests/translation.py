@@ -33,7 +33,9 @@ TOKENS = re.compile(
     r"|\]\([^)\s]+\)"                    # a link's target
     r"|<https?://[^>]+>",                # an autolink
     re.S)
-JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff01-\uff5e]")
+KANA_KANJI = "\u3040-\u30ff\u3400-\u9fff"
+KANA_OR_KANJI = re.compile(f"[{KANA_KANJI}]")                  # Japanese words
+JAPANESE = re.compile(f"[{KANA_KANJI}\uff01-\uff5e]")         # ... or full-width punctuation
 PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z][a-z]{2,}\b")   # not a LaTeX command such as \frac
 LATEX_TEXT = re.compile(r"\\(?:text|mathrm|operatorname|textrm)\{[^{}]*\}")
 POLITE = re.compile(r"(です|ます|でした|ました|ません|でしょう)(?=[。、．！？」）)（(\s]|$)")
