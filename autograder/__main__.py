@@ -4,6 +4,7 @@
   python -m autograder grade ASSIGNMENT          the instructor's class run, in parallel
   python -m autograder report ASSIGNMENT [--lang ja]   how many students made each catalogued mistake
   python -m autograder collect ASSIGNMENT [ZIP]  import an LMS's zip (Canvas or Moodle) into autograder/submitted/
+  python -m autograder move-gradebook --from URL [--to URL]   carry every grade over to another gradebook
 
 Exit status: 0 when the work was done (whatever the scores), non-zero with a
 one-line reason on stderr when it could not be.  The self-check's language:
@@ -43,7 +44,7 @@ def _parser():
     grade.add_argument("--force", action="store_true", help="grade every submission again, even unchanged ones")
     grade.add_argument("--student", action="append", help="grade only this student (repeatable)")
     grade.add_argument("--course-root", help="course folder (default: the repository)")
-    grade.add_argument("--db-url", help="gradebook URL (default: autograder/gradebook.db, or $ATTENTION_GRADEBOOK_URL)")
+    grade.add_argument("--db-url", help="gradebook URL (default: gradebook.db in the course root, or $ATTENTION_GRADEBOOK_URL)")
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
     grade.add_argument("--shard", help="K/N: grade only the K-th of N equal shares of the students "
                                        "(several machines sharing one PostgreSQL gradebook)")
@@ -58,6 +59,13 @@ def _parser():
                          help="collect from nbgrader's exchange (c.Exchange.root) instead, the student "
                               "being the owner of each inbound folder; links refused")
     collect.add_argument("--course-root", help="course folder (default: the repository)")
+    move = commands.add_parser("move-gradebook", help="copy every grade, manual score and comment into "
+                                                      "another, empty gradebook (switching gradebooks midway)")
+    move.add_argument("--from", dest="from_url", required=True, help="the gradebook URL the grades are in, "
+                                                                     "e.g. sqlite:////abs/path/gradebook.db")
+    move.add_argument("--to", dest="to_url", help="the gradebook URL to copy them into (default: the one the "
+                                                  "course's commands use: $ATTENTION_GRADEBOOK_URL, else its SQLite file)")
+    move.add_argument("--course-root", help="course folder (default: the repository)")
     return parser
 
 
@@ -80,6 +88,24 @@ def _collect(args):
         _exit(f"autograder: {error}")
     except Exception as error:
         _exit(f"autograder: could not collect {args.assignment}: {type(error).__name__}: {error}".splitlines()[0])
+    return 0
+
+
+def _move_gradebook(args):
+    from . import gradebooks
+    to_url = args.to_url
+    try:
+        graded_course = course.from_config(course.load_config(args.course_root))
+        to_url = to_url or graded_course.gradebook_url
+        moved = gradebooks.move(args.from_url, to_url)
+        if to_url == graded_course.gradebook_url:   # the course's gradebook now (the class run's check reads it)
+            gradebooks.remember(graded_course, to_url)
+    except NotebookError as error:
+        _exit(f"autograder: {error}")
+    except Exception as error:   # the URLs may carry passwords: never printed
+        _exit(f"autograder: could not move the gradebook: {type(error).__name__}: "
+              f"{gradebooks.scrub(error, args.from_url, to_url)}")
+    print(gradebooks.summary(moved, args.from_url, to_url))
     return 0
 
 
@@ -133,6 +159,8 @@ def main(argv=None):
         return _report(args)
     if args.command == "collect":
         return _collect(args)
+    if args.command == "move-gradebook":
+        return _move_gradebook(args)
     language = _language(args)   # --lang (checked here), else the environment: until the notebook is read
     requested = language if args.lang else None
     with i18n.language(language):

@@ -20,7 +20,7 @@ and the shared property checks (``rows_sum_to_one``, ``masked_weights_are_zero``
 
 Hidden inputs.  ``rng(label)`` seeds a generator from the *draw* the engine
 grades with (``grading(exercise, draw=...)``): the class run draws from a
-secret the instructor's course holds (``class_draw``), so that nobody can
+secret the instructor's course holds (``course_secret.class_draw``), so that nobody can
 predict them and a regrade with the same secret gives the same inputs and the
 same scores; each self-check makes a fresh draw (``self_check_draw``).
 
@@ -38,7 +38,6 @@ import hashlib
 import os
 import re
 import secrets
-from pathlib import Path
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -226,7 +225,7 @@ _DRAW = contextvars.ContextVar("draw", default=None)
 @contextlib.contextmanager
 def grading(exercise, draw=None):
     """While the block runs, ``reference`` answers from ``exercise``'s course and ``rng`` draws the
-    hidden inputs of ``draw`` (the engine sets both; see ``class_draw`` and ``self_check_draw``)."""
+    hidden inputs of ``draw`` (the engine sets both; see ``course_secret.class_draw`` and ``self_check_draw``)."""
     token, draw_token = _GRADING.set(exercise), _DRAW.set(draw)
     try:
         yield
@@ -236,31 +235,16 @@ def grading(exercise, draw=None):
 
 
 # --------------------------------------------------------------------------- hidden inputs
-SECRET_VARIABLE = "ATTENTION_GRADING_SECRET"
-SECRET_FILE = "autograder/grading-secret"       # in the course root, git-ignored, created on first use
 _LOCAL_DRAW = f"local:{secrets.token_hex(16)}"   # outside the engine (a plain notebook kernel): fresh inputs
 
 
-def class_draw(course):
-    """The draw of the instructor's class run: from ``$ATTENTION_GRADING_SECRET`` or the course's secret
-    file (created on first use).  Same secret, same inputs, same scores: a regrade reproduces the grades."""
-    secret = os.environ.get(SECRET_VARIABLE)
-    if not secret:
-        path = Path(course.root) / SECRET_FILE
-        try:
-            secret = path.read_text(encoding="utf-8").strip()
-        except FileNotFoundError:
-            secret = ""
-        if not secret:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            secret = secrets.token_hex(32)
-            try:
-                with open(path, "x", encoding="utf-8") as handle:   # two graders starting at once: one wins
-                    handle.write(secret + "\n")
-                os.chmod(path, 0o600)
-            except FileExistsError:
-                secret = path.read_text(encoding="utf-8").strip()
-    return f"class:{hashlib.sha256(secret.encode()).hexdigest()}"
+def _kernel_draw():
+    """The draw of a test cell run outside the engine, in a notebook kernel: the course's, when the
+    instructor grades with stock nbgrader and ``$ATTENTION_GRADING_SECRET`` (so stock and project
+    pipelines draw the same inputs); else fresh inputs (a learner's kernel never holds the secret)."""
+    from . import course_secret
+    secret = os.environ.get(course_secret.SECRET_VARIABLE, "").strip()
+    return course_secret.draw_of(secret) if secret else _LOCAL_DRAW
 
 
 def self_check_draw():
@@ -276,7 +260,7 @@ def rng(label):
     catalogue's choice; only the values are drawn.
     """
     exercise = _GRADING.get()
-    draw = _DRAW.get() or _LOCAL_DRAW
+    draw = _DRAW.get() or _kernel_draw()
     assignment = exercise.assignment if exercise is not None else "-"
     digest = hashlib.sha256(f"{draw}\0{assignment}\0{label}".encode()).digest()
     return np.random.default_rng(int.from_bytes(digest[:16], "big"))

@@ -35,7 +35,7 @@ import warnings
 from pathlib import Path
 
 from . import course as courses
-from . import notebooks, safe
+from . import course_secret, gradebooks, notebooks, safe
 from .results import Kind
 
 
@@ -73,13 +73,61 @@ def _digest(parts):
     return digest.hexdigest()
 
 
-def checks_fingerprint(exercise):
-    """A digest of what decides the grades: the source notebook, the catalogue module's file and
-    the mistakes shared by every catalogue (autograder/checks.py)."""
-    from . import checks
-    catalogue = Path(_inspect.getfile(exercise.catalogue))
-    return _digest([("source", exercise.source_path.read_bytes()), ("catalogue", catalogue.read_bytes()),
-                    ("shared", Path(checks.__file__).read_bytes())])
+GRADER = Path(__file__).resolve().parent   # the autograder package: engine, sandbox, catalogues, messages
+
+
+def grader_fingerprint(exercise):
+    """A digest of the grader's code: every module and message catalogue of the package, the exercise's
+    catalogue wherever it lives, and the versions of the libraries that compute and score."""
+    import platform
+    from importlib.metadata import version
+    files = {path for pattern in ("*.py", "*.mo") for path in GRADER.rglob(pattern)
+             if "__pycache__" not in path.parts and "course_data" not in path.parts}
+    files.add(Path(_inspect.getfile(exercise.catalogue)).resolve())
+    parts = [(str(path), path.read_bytes()) for path in sorted(files)]
+    versions = {name: version(name) for name in ("numpy", "nbgrader", "nbformat")}
+    return _digest(parts + [("versions", json.dumps({**versions, "python": platform.python_version()}).encode())])
+
+
+def released_record(gradebook, exercise):
+    """What the gradebook holds of the assignment as released (None when it holds none): every graded
+    cell's points and every test cell's source, as ``nbgrader generate_assignment`` recorded them."""
+    from nbgrader.api import MissingEntry
+    try:
+        notebook = gradebook.find_notebook(exercise.source.name, exercise.assignment)
+    except MissingEntry:
+        return None
+    points = {cell.name: float(cell.max_score) for cell in notebook.grade_cells}
+    sources = {cell.name: cell.source for cell in notebook.source_cells if cell.name in points}
+    return points, sources
+
+
+def source_record(exercise):
+    """The same for the source notebook as it is now: (points of each graded cell, source of each test cell)."""
+    points, sources = {}, {}
+    for cell in exercise.source.notebook.cells:
+        meta = notebooks.meta(cell)
+        if meta.get("grade"):
+            points[meta["grade_id"]] = float(meta.get("points", 0))
+            if not meta.get("solution"):    # a test cell; a written answer is released cleared
+                sources[meta["grade_id"]] = cell.source
+    return points, sources
+
+
+def unreleased_changes(gradebook, exercise):
+    """How the source notebook differs from the release the gradebook holds: one phrase per cell."""
+    released = released_record(gradebook, exercise)
+    if released is None:
+        return []
+    (old_points, old_sources), (new_points, new_sources) = released, source_record(exercise)
+    changes = [f"{name} is new" for name in sorted(set(new_points) - set(old_points))]
+    changes += [f"{name} was removed" for name in sorted(set(old_points) - set(new_points))]
+    for name in sorted(set(old_points) & set(new_points)):
+        if old_points[name] != new_points[name]:
+            changes.append(f"{name} is worth {new_points[name]:g} points, released with {old_points[name]:g}")
+        elif name in new_sources and old_sources.get(name) != new_sources[name]:
+            changes.append(f"{name} has other tests than released")
+    return changes
 
 
 MAX_NOTEBOOK_BYTES = 32 << 20   # a submitted notebook larger than this is not read
@@ -160,9 +208,22 @@ def _visible_part(test_source):
 
 
 def engine_problems(autograded_dir):
-    """Timeouts and crashed processes, read back from the autograded notebooks' error outputs."""
+    """Timeouts and crashed processes, read back from the autograded notebooks' error outputs: the
+    learner's cells stopped past their time (named as a timed-out test's error; such a cell scores
+    nothing itself, so a full score can hide one), then the test cells'."""
     problems = []
     for path in sorted(autograded_dir.glob("*.ipynb")):
+        try:
+            cells = notebooks.read_notebook(path).cells
+        except notebooks.NotebookError:
+            cells = []
+        timeout = Kind.TIMEOUT.error_name
+        for number, cell in enumerate(cells, start=1):
+            if cell.get("cell_type") == "code" and not notebooks.is_test_cell(cell):
+                problems += [f"{path.name}: {Kind.TIMEOUT.value} in cell {number}: "
+                             + str(output.get("evalue", "")).removeprefix(f"{timeout}: ")
+                             for output in cell.get("outputs", [])
+                             if output.get("output_type") == "error" and output.get("ename") == timeout]
         for grade_id, ename, message in notebooks.test_cell_errors(path):
             kind = Kind.from_error_name(ename)
             if kind in (Kind.TIMEOUT, Kind.CRASHED):
@@ -368,21 +429,47 @@ def journal_path(course, assignment):
     return course.grading_log / f"{assignment}.jsonl"
 
 
-def plan(course, exercise, folders, *, force=False):
+def memory_method(limits):
+    """How the peak memory of learner code is measured here: by a memory cgroup, or per process (VmHWM)."""
+    from .sandbox import MemoryCgroup
+    group = MemoryCgroup.create(limits.tree_memory_bytes)
+    if group is None:
+        return "VmHWM"
+    group.remove()
+    return f"cgroup v{group.version}"
+
+
+def grading_key(course, exercise, config, gradebook):
+    """Everything that decides a grade but the submission: the release the gradebook holds (points,
+    hidden tests), the source notebook, the grader's code, the limits, the sandbox and how memory is
+    measured, the course's secret and the gradebook itself.  A journal entry is replayed only under
+    the same key."""
+    from .preprocessors import SandboxedExecute
+    from .sandbox import sandbox_available
+    from . import course_secret
+    limits = SandboxedExecute(config=config).limits()
+    setting = {"limits": dataclasses.asdict(limits), "bubblewrap": sandbox_available(),
+               "memory": memory_method(limits), "secret": course_secret.fingerprint_in_force(course),
+               "gradebook": course.gradebook_url}
+    return _digest([("released", json.dumps(released_record(gradebook, exercise), sort_keys=True).encode()),
+                    ("source", exercise.source_path.read_bytes()), ("grader", grader_fingerprint(exercise).encode()),
+                    ("setting", json.dumps(setting, sort_keys=True).encode())])
+
+
+def plan(course, exercise, folders, *, config, force=False):
     """(outcomes already in the journal, Tasks to grade): unchanged submissions are not graded again.
 
-    A submission's key covers its notebooks, the hidden checks (source notebook, catalogue and the
-    shared mistakes) and the gradebook it goes to, so a change to any of them regrades it.  A journal
-    entry is replayed only when it was graded without an nbgrader error and the gradebook still holds
-    that submission: a failure is always tried again.
+    A submission's key covers its notebooks and ``grading_key``, so a change to anything that decides
+    its grade regrades it.  A journal entry is replayed only when it was graded without an nbgrader
+    error and the gradebook still holds that submission: a failure is always tried again.
     """
     from nbgrader.api import Gradebook
     done = {} if force else _read_journal(journal_path(course, exercise.assignment))
-    checks = checks_fingerprint(exercise) + course.gradebook_url
     outcomes, tasks = [], []
     with Gradebook(course.gradebook_url) as gradebook:
+        setting = grading_key(course, exercise, config, gradebook)
         for student, folder in folders.items():
-            key = _digest(_file_digests(folder) + [("checks", checks.encode())])
+            key = _digest(_file_digests(folder) + [("setting", setting.encode())])
             entry = done.get(student)
             if (entry is not None and entry["key"] == key and entry.get("replayable")
                     and _scores(gradebook, exercise.assignment, student) is not None):
@@ -448,9 +535,15 @@ def grade_class(assignment, *, jobs=None, force=False, students=None, shard=None
     exercise = course.exercise(assignment)
     folders = select_submissions(course, assignment, students, shard)
     _check_selection(course, assignment, folders, students, shard)
+    stranded = gradebooks.refusal(course, course.gradebook_url)
+    if stranded:                             # grades left in the gradebook used before: never start from empty
+        raise notebooks.NotebookError(stranded)
     create_schema(course)
+    course_secret.class_draw(course)         # this machine's secret is the gradebook's, or one line and stop
     ensure_assignment(course, config, exercise, out=out)
-    outcomes, tasks = plan(course, exercise, folders, force=force)
+    check_released(course, exercise)
+    gradebooks.remember(course, course.gradebook_url)   # the gradebook this course's grades are in from now on
+    outcomes, tasks = plan(course, exercise, folders, config=config, force=force)
     if outcomes:
         print(f"resuming: {len(outcomes)} submission(s) already graded in {_safe_url(course.gradebook_url)}, "
               f"{len(tasks)} to go (--force grades them all again)", file=out)
@@ -475,6 +568,19 @@ def grade_class(assignment, *, jobs=None, force=False, students=None, shard=None
             bar.close()
     verify(course, exercise, outcomes)
     return sorted(outcomes, key=lambda o: o.student)
+
+
+def check_released(course, exercise):
+    """Grades are computed with the points and tests the learners were given: a source notebook changed
+    since its release is one line saying to release it, never a grade with the old points."""
+    from nbgrader.api import Gradebook
+    with Gradebook(course.gradebook_url) as gradebook:
+        changes = unreleased_changes(gradebook, exercise)
+    if changes:
+        raise notebooks.NotebookError(
+            f"{exercise.source_path} changed since it was released ({'; '.join(changes[:3])}"
+            f"{' ...' if len(changes) > 3 else ''}): release it with `nbgrader generate_assignment "
+            f"{exercise.assignment} --force` (from autograder/), then grade again")
 
 
 def _check_selection(course, assignment, folders, students, shard):
@@ -509,13 +615,18 @@ def _read_journal(path):
 
 
 def print_summary(assignment, outcomes, out=sys.stdout):
+    """Every student's score, sorted by student, and the reason beside each that needs a look."""
     graded = sum(o.graded for o in outcomes)
     print(f"{assignment}: {graded} of {len(outcomes)} submissions graded", file=out)
-    flagged = [o for o in outcomes if o.problems]
+    if not outcomes:
+        return
+    # Student ids and reasons quote the submission: quoted and cleaned, they cannot forge a line.
+    names = {o.student: safe.quoted(o.student) for o in outcomes}
+    scores = {o.student: f"{o.score:g}/{o.max_score:g}" for o in outcomes}
+    width, score_width = max(map(len, names.values())), max(map(len, scores.values()))
+    for o in sorted(outcomes, key=lambda o: o.student):
+        line = f"  {names[o.student]:<{width}}  {scores[o.student]:>{score_width}}"
+        print((line + f"  {safe.terminal(o.line)}") if o.problems else line, file=out)
+    flagged = sum(bool(o.problems) for o in outcomes)
     if flagged:
-        print(f"{len(flagged)} need a look:", file=out)
-        # Student ids and reasons quote the submission: quoted and cleaned, they cannot forge a line.
-        names = {o.student: safe.quoted(o.student) for o in flagged}
-        width = max(len(name) for name in names.values())
-        for o in flagged:
-            print(f"  {names[o.student]:<{width}}  {o.score:g}/{o.max_score:g}  {safe.terminal(o.line)}", file=out)
+        print(f"{flagged} need a look (the reason is beside the score)", file=out)

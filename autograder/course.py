@@ -16,7 +16,9 @@ self-check of an installed wheel, the copy of solutions/ packaged as
   autograder/downloaded/<NN_name>/archive/  an LMS zip, for `nbgrader zip_collect` (git-ignored)
   autograder/grading-log/<NN_name>.jsonl    the class run's journal           (git-ignored)
   autograder/reports/<NN_name>/             the misconception report          (git-ignored)
-  autograder/gradebook.db                   SQLite gradebook, unless a db_url is given (git-ignored)
+  autograder/grading-secret                 the course's secret: seeds the class run's hidden inputs (git-ignored)
+  gradebook.db                              SQLite gradebook, unless a db_url is given (git-ignored); where
+                                            nbgrader puts it by default, so it follows --CourseDirectory.root
 
 An exercise is registered once, in ``solutions/exercises.toml``; its assignment
 id, notebook, catalogue, library module and contract functions derive from
@@ -50,7 +52,8 @@ LAYOUT = {
 DOWNLOADED = "autograder/downloaded"   # ZipCollectApp.downloaded_directory
 GRADING_LOG = "autograder/grading-log"
 REPORTS = "autograder/reports"
-GRADEBOOK = "autograder/gradebook.db"
+GRADEBOOK = "gradebook.db"            # nbgrader's default place: <root>/gradebook.db
+LEGACY_GRADEBOOK = "autograder/gradebook.db"   # where earlier versions kept it (move-gradebook carries it over)
 REGISTRY = "exercises.toml"            # inside the source directory
 GRADEBOOK_URL_VARIABLE = "ATTENTION_GRADEBOOK_URL"
 

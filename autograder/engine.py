@@ -24,11 +24,18 @@ import numpy as np
 from . import checks, i18n, notebooks
 from .i18n import N_, _
 from .results import STOPPED, CellRun, Kind, Report, TestResult
-from .sandbox import DeadlinePassed, Limits, RemoteError, ReplyBudget, Worker, WorkerError, WorkerTimeout
+from .sandbox import (CellHung, CellInterrupted, DeadlinePassed, Limits, RemoteError, ReplyBudget, Worker,
+                      WorkerError, WorkerTimeout)
 
 
 class _Session:
     """The worker holding one submission's code, restarted when it dies.
+
+    Each learner cell runs within ``cell_seconds``, as nbgrader's ``Execute.timeout``: past it the
+    worker interrupts the cell (KeyboardInterrupt, what the cell defined before stays) and the
+    next cells run.  A cell that does not stop when interrupted has its worker killed; it is
+    then *hung*: a fresh worker runs the cells again without it, and so does every later
+    restart, so it is never waited on again.
 
     Every worker of the submission shares one wall-clock deadline (checked during
     each request, not only between them), one budget of reply bytes and one
@@ -40,7 +47,8 @@ class _Session:
         self.cells, self.limits, self.deadline = cells, limits, deadline
         self.budget = ReplyBudget(limits.reply_bytes)
         self.output_left = limits.output_chars
-        self.worker, self.runs, self.fatal = None, None, None
+        self.worker, self.runs, self.fatal = None, [], None
+        self.hung = set()    # indexes of the cells that ignored their interruption: skipped from then on
         self.incidents = []  # every WorkerError met, so a test can tell a timeout from a wrong answer
         self.changed = []    # (function, argument indexes) of calls that changed their inputs, this test
 
@@ -48,33 +56,57 @@ class _Session:
         return Worker(self.limits, deadline=self.deadline, budget=self.budget).start()
 
     def _run_cells(self, worker):
-        """Run every learner cell in ``worker`` within ``cell_seconds`` for all of them together."""
-        cells_deadline = time.monotonic() + self.limits.cell_seconds
+        """Run the learner's cells in ``worker``, each within ``cell_seconds``, skipping the hung ones.
+
+        (runs, failure): failure is the WorkerError that ended the worker (CellHung for a cell
+        that has just joined ``hung``), None when every cell has run.
+        """
         runs = []
         for index, source in self.cells:
-            remaining = cells_deadline - time.monotonic()
+            if index in self.hung:
+                continue
             try:
-                if remaining <= 0:
-                    raise WorkerTimeout(self._cells_too_slow())
-                error, output = worker.run_cell(index, source, remaining)
+                error, output = worker.run_cell(index, source, self.limits.cell_seconds)
+            except CellInterrupted as interrupted:  # as in a kernel: an error for this cell, the next cells run
+                error, output = _cell_error(interrupted), interrupted.output
             except WorkerError as failure:
-                if isinstance(failure, WorkerTimeout) and not isinstance(failure, DeadlinePassed):
-                    failure = WorkerTimeout(self._cells_too_slow())
-                runs.append(CellRun(index, _first_line(source), str(failure), ""))
+                if isinstance(failure, CellHung):
+                    self.hung.add(index)
+                runs.append(CellRun(index, _first_line(source), _cell_error(failure), ""))
                 return runs, failure
             runs.append(CellRun(index, _first_line(source), error, output))
         return runs, None
 
-    def _cells_too_slow(self):
-        return _("your notebook's cells did not finish within {seconds:g} s "
-                 "(all cells together: an endless loop, or far too slow)").format(seconds=self.limits.cell_seconds)
+    def _start(self, prepare=None):
+        """(worker, runs, failure): a fresh worker that has run the learner's cells, ``prepare(worker)``
+        first.  While a cell hangs, another fresh worker starts over without it (at most once per
+        cell; the deadline bounds them all).  Any other failure (the deadline, a death) ends the
+        start: the worker is None and ``failure`` says why."""
+        runs = []
+        while True:
+            worker = self._new_worker()
+            try:
+                if prepare is not None:
+                    prepare(worker)
+                attempt, failure = self._run_cells(worker)
+            except BaseException:
+                worker.close()
+                raise
+            runs += attempt
+            if failure is None:
+                return worker, runs, None
+            worker.close()
+            if not isinstance(failure, CellHung):
+                return None, runs, _cells_failed(failure)
 
     def _record(self, runs):
-        """Keep the first run's outputs, within the submission's budget of output characters."""
-        if self.runs is not None:
-            return
-        kept = []
+        """Keep each cell's first run (a restart's runs of the same cells are not recorded again),
+        within the submission's budget of output characters."""
+        recorded = {run.index for run in self.runs}
         for run in runs:
+            if run.index in recorded:
+                continue
+            recorded.add(run.index)
             output, error = run.output, run.error
             if len(output) > self.output_left:
                 output = (output[:max(self.output_left, 0)] + "\n" + _("[more output not kept]")
@@ -83,19 +115,17 @@ class _Session:
             if error is not None and len(error) > max(self.output_left, 120):
                 error = error[:max(self.output_left, 120)] + "..."
             self.output_left -= len(error or "")
-            kept.append(CellRun(run.index, run.first_line, error, output))
-        self.runs = kept
+            self.runs.append(CellRun(run.index, run.first_line, error, output))
 
     def ensure_started(self):
         if self.worker is not None and self.worker.alive:
             return
-        if self.fatal:  # running the cells themselves kills or hangs the worker
+        if self.fatal:  # running the cells themselves kills the worker, or the deadline has passed
             raise self.fatal
-        self.worker = self._new_worker()
-        runs, failure = self._run_cells(self.worker)
+        self.worker, runs, failure = self._start()
         self._record(runs)
         if failure is not None:
-            self.fatal = type(failure)(_("running your notebook's cells failed: {failure}").format(failure=failure))
+            self.fatal = failure
             self.incidents.append(self.fatal)
             raise self.fatal from None
 
@@ -121,23 +151,34 @@ class _Session:
         """
         if self.fatal:
             raise self.fatal
-        worker = self._new_worker()
+        worker = None
         try:
-            worker.measure_baseline(args, kwargs)
-            _runs, failure = self._run_cells(worker)
+            worker, _runs, failure = self._start(prepare=lambda fresh: fresh.measure_baseline(args, kwargs))
             if failure is not None:
-                raise type(failure)(_("running your notebook's cells failed: {failure}").format(failure=failure))
+                raise failure
             value = worker.call(name, args, kwargs)
             return value, max(0, worker.peak_memory() - worker.baseline), worker.last_changed
         except WorkerError as error:
             self.incidents.append(error)
             raise
         finally:
-            worker.close()
+            if worker is not None:
+                worker.close()
 
     def close(self):
         if self.worker is not None:
             self.worker.close()
+
+
+def _cell_error(failure):
+    """The error line of a learner cell that a WorkerError stopped; a timeout's is named as a timed-out
+    test's error output (``Kind.TIMEOUT``), so that the class run reports it (``classrun.engine_problems``)."""
+    return f"{Kind.TIMEOUT.error_name}: {failure}" if isinstance(failure, WorkerTimeout) else str(failure)
+
+
+def _cells_failed(failure):
+    """What every test is told when the learner's cells cannot run: ``failure``, of the same type."""
+    return type(failure)(_("running your notebook's cells failed: {failure}").format(failure=failure))
 
 
 def _first_line(source):
@@ -207,18 +248,18 @@ def _failure_message(error, test_source):
     return (f"{type(error).__name__}: {error}".splitlines() or [type(error).__name__])[0][:500]
 
 
-def run_tests(exercise, submission, limits=Limits(), draw=None, language=None):
+def run_tests(exercise, submission, limits=Limits(), *, draw, language=None):
     """Grade ``submission`` (a NotebookNode) against the source notebook of ``exercise``.
 
-    ``draw`` seeds the hidden inputs (``checks.rng``); by default the class run's, from the
-    course's secret (``checks.class_draw``), so that grading the same notebook again gives the
-    same scores.  ``language`` is the language of the messages (default: the current one,
-    ``i18n.current()``); it changes no score.
+    ``draw`` seeds the hidden inputs (``checks.rng``), and every caller says which: the class
+    run's, from the course's secret (``course_secret.class_draw``), so that grading the same
+    notebook again gives the same scores, or a learner's fresh one (``checks.self_check_draw``).
+    ``language`` is the language of the messages (default: the current one, ``i18n.current()``);
+    it changes no score.
     """
     if language is not None:
         with i18n.language(language):
-            return run_tests(exercise, submission, limits, draw)
-    draw = draw or checks.class_draw(exercise.course)
+            return run_tests(exercise, submission, limits, draw=draw)
     source = exercise.source
     deadline = time.monotonic() + limits.total_seconds
     session = _Session(notebooks.learner_cells(submission), limits, deadline)

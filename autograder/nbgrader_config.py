@@ -31,9 +31,11 @@ c.CourseDirectory.course_id = "attention-book"
 c.CourseDirectory.root = str(HERE.parent)
 for setting, folder in course.LAYOUT.items():
     setattr(c.CourseDirectory, setting, folder)
-# Several graders or machines can share one PostgreSQL gradebook instead:
-#   ATTENTION_GRADEBOOK_URL=postgresql://user@host/gradebook
-c.CourseDirectory.db_url = os.environ.get(course.GRADEBOOK_URL_VARIABLE, f"sqlite:///{HERE.parent / course.GRADEBOOK}")
+# The gradebook: nbgrader's default, <root>/gradebook.db, which follows the course root wherever it
+# is given (--CourseDirectory.root, a config file of your own course).  Several graders or machines
+# share one PostgreSQL gradebook instead:  ATTENTION_GRADEBOOK_URL=postgresql://user@host/gradebook
+if os.environ.get(course.GRADEBOOK_URL_VARIABLE):
+    c.CourseDirectory.db_url = os.environ[course.GRADEBOOK_URL_VARIABLE]
 
 # LMS import: use `python -m autograder collect ASSIGNMENT` (autograder/collect.py), which
 # reads Canvas's and Moodle's layouts, decodes names zipped without the UTF-8 flag, keeps
@@ -73,7 +75,14 @@ if validate.HiddenChecks not in _steps:
 # MathJax Jupyter serves (templates/formgrade/mathjax.html.j2).  The template *name* is
 # left to each of them (nbgrader's feedback step picks "feedback", Formgrader
 # "formgrade"); setting it here would give Formgrader the feedback page.
-c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
+# An answer that awaits grading by the instructor reads so, not "0 / 1", and the total says
+# how many points await grading (autograder/feedback.py marks them, after GetGrades has read
+# the scores; templates/feedback/awaiting_grading.html.j2 extends nbgrader's page).  The
+# template *file* is set for the feedback step's exporter only (HTMLExporter configured under
+# GenerateFeedback, its parent), so Formgrader still picks its own.
+from autograder.feedback import AwaitingGrading  # noqa: E402 (kept next to its one use)
+c.GenerateFeedback.preprocessors = [GetGrades, AwaitingGrading, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
+c.GenerateFeedback.HTMLExporter.template_file = "awaiting_grading.html.j2"
 # Learner text never runs in a reader's browser: nbconvert's sanitiser (bleach) cleans the
 # HTML of markdown cells, raw cells and outputs, in the feedback and in formgrader's pages
 # (which use the same HTMLExporter settings), so a submitted <script> or onerror= is inert.

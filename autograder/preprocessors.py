@@ -6,7 +6,7 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, Integer
 
-from . import checks, engine, i18n, notebooks
+from . import course_secret, engine, i18n, notebooks
 from .course import Course
 from .sandbox import Limits
 
@@ -16,12 +16,15 @@ class SandboxedExecute(NbGraderPreprocessor):
 
     A failed test cell gets an error output holding the one-line diagnostic
     (nbgrader scores a test cell 0 when it has an error output); a passed one
-    gets no output.  The learner's cells get what they printed and their errors.
+    gets no output.  The learner's cells get what they printed and their errors
+    (a cell stopped past ``cell_seconds`` one named ``Timeout``, as a timed-out test's).
     The tests are the source notebook's; a test cell the learner deleted is put
     back (at the end) so that it is graded like every other.
     """
 
-    cell_seconds = Float(Limits.cell_seconds, help="wall time to run the learner's cells").tag(config=True)
+    cell_seconds = Float(Limits.cell_seconds,
+                         help="wall time of one learner cell, then it is interrupted and the next cells run "
+                              "(as Execute.timeout)").tag(config=True)
     call_seconds = Float(Limits.call_seconds, help="wall time of one call of a learner's function").tag(config=True)
     total_seconds = Float(Limits.total_seconds, help="wall time of one notebook, all tests").tag(config=True)
     cpu_seconds = Integer(Limits.cpu_seconds, help="CPU time of the learner's process").tag(config=True)
@@ -55,9 +58,10 @@ class SandboxedExecute(NbGraderPreprocessor):
             raise notebooks.NotebookError(f"{info['notebook']}.ipynb is not a notebook of {exercise.assignment} "
                                           f"(expected {exercise.notebook})")
         source = exercise.source
-        # The class run's hidden inputs come from the course's secret: a regrade reproduces the grades.
+        # The class run's hidden inputs come from the course's secret, the one its gradebook records:
+        # a regrade, on any machine, reproduces the grades.
         # The feedback speaks the notebook's language (its metadata's, else English); the scores do not depend on it.
-        report = engine.run_tests(exercise, nb, self.limits(), draw=checks.class_draw(exercise.course),
+        report = engine.run_tests(exercise, nb, self.limits(), draw=course_secret.class_draw(exercise.course),
                                   language=i18n.for_class_run(nb))
         present = {notebooks.meta(c).get("grade_id") for c in nb.cells if notebooks.is_test_cell(c)}
         for cell in source.notebook.cells:

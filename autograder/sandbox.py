@@ -46,7 +46,7 @@ WORKER_SCRIPT = Path(__file__).with_name("worker.py")
 @dataclasses.dataclass(frozen=True)
 class Limits:
     """Resource limits for one submission (book/instructors.md, "Limits", states them)."""
-    cell_seconds: float = 60.0        # wall time to run all of the learner's cells, together
+    cell_seconds: float = 60.0        # wall time of one learner cell, then it is interrupted (nbgrader's Execute.timeout)
     call_seconds: float = 20.0        # wall time for one call of a learner's function
     cpu_seconds: int = 120            # CPU time of one worker over its whole life
     total_seconds: float = 300.0      # wall time for the whole submission, enforced during every request
@@ -69,6 +69,21 @@ class WorkerTimeout(WorkerError):
 
 class DeadlinePassed(WorkerTimeout):
     """The whole submission ran past its wall-clock limit (``Limits.total_seconds``)."""
+
+
+class CellInterrupted(WorkerTimeout):
+    """A learner cell ran past ``Limits.cell_seconds`` and the worker interrupted it, as Jupyter
+    interrupts a kernel; the worker lives on with what the cell defined before.  ``output`` is
+    what the cell printed."""
+
+    def __init__(self, message, output):
+        super().__init__(message)
+        self.output = output
+
+
+class CellHung(WorkerTimeout):
+    """A learner cell did not stop when interrupted (it ignores or swallows the interruption);
+    its worker was killed."""
 
 
 class WorkerDied(WorkerError):
@@ -455,8 +470,9 @@ class Worker:
         return self.process is not None and self.process.poll() is None
 
     # -- requests
-    def _request(self, message, seconds,
-                 late=N_("your code did not finish within {seconds:g} s (an endless loop, or far too slow)")):
+    def _request(self, message, seconds, late=None):
+        """The worker's reply to ``message`` within ``seconds`` (and the submission's deadline); else the
+        worker is killed and ``late`` raised (default: a call's WorkerTimeout)."""
         if not self.alive:
             raise WorkerDied(_("the Python process running your code is not running"))
         now = time.monotonic()
@@ -470,7 +486,7 @@ class Worker:
             if overall:
                 raise DeadlinePassed(_("grading stopped: the whole notebook took more than {seconds:g} s").format(
                     seconds=self.limits.total_seconds)) from None
-            raise WorkerTimeout(_(late).format(seconds=seconds)) from None
+            raise late or WorkerTimeout(_(TOO_SLOW).format(seconds=seconds)) from None
         except (EOFError, BrokenPipeError, OSError):
             code = self.process.wait() if self.process else None
             self.close()
@@ -487,13 +503,24 @@ class Worker:
         return reply
 
     def run_cell(self, index, source, seconds=None):
-        """Execute one learner cell; return (error line or None, captured output), both cut short."""
+        """Execute one learner cell; return (error line or None, captured output), both cut short.
+
+        Past ``seconds`` (default ``cell_seconds``) the worker interrupts the cell: CellInterrupted,
+        the worker lives on.  A cell still running ``CELL_GRACE_SECONDS`` later ignored the
+        interruption: its worker is killed, CellHung.
+        """
         seconds = self.limits.cell_seconds if seconds is None else seconds
-        reply = self._request({"op": "run_cell", "index": index, "source": source}, seconds,
-                              N_("your notebook's cells did not finish within {seconds:g} s "
-                                 "(an endless loop, or far too slow)"))
+        hung = CellHung(_("this cell did not finish within {seconds:g} s and did not stop when interrupted: "
+                          "it was skipped, and the cells after it ran without it (an endless loop that "
+                          "ignores interruptions, or far too slow)").format(seconds=seconds))
+        reply = self._request({"op": "run_cell", "index": index, "source": source, "seconds": seconds},
+                              seconds + CELL_GRACE_SECONDS, hung)
+        output = _short(reply.get("output", ""), MAX_OUTPUT_CHARS, keep_end=True)
+        if reply.get("interrupted") is True:
+            raise CellInterrupted(_("this cell did not finish within {seconds:g} s and was interrupted "
+                                    "(an endless loop, or far too slow)").format(seconds=seconds), output)
         error = None if reply["ok"] else _short(reply.get("error"), MAX_ERROR_CHARS)
-        return error, _short(reply.get("output", ""), MAX_OUTPUT_CHARS, keep_end=True)
+        return error, output
 
     def measure_baseline(self, args, kwargs):
         """Before any learner code: what the fresh worker holds once it has received these inputs
@@ -526,6 +553,10 @@ class Worker:
         return reply.get("value")
 
 
+# What a call that does not return in time is told (a cell's own messages are in run_cell).
+TOO_SLOW = N_("your code did not finish within {seconds:g} s (an endless loop, or far too slow)")
+# How long an interrupted cell may take to stop before its worker is killed (it ignores the interruption).
+CELL_GRACE_SECONDS = 2.0
 MAX_OUTPUT_CHARS = 4000   # printed output kept per cell
 MAX_ERROR_CHARS = 500     # one error line
 

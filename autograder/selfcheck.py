@@ -27,7 +27,8 @@ from .i18n import _
 
 # Errors that stop a notebook before it defines its functions: reported first,
 # as the cause of the "not defined" failures that follow from them.
-ROOT_CAUSES = ("SyntaxError", "IndentationError", "TabError", "ImportError", "ModuleNotFoundError")
+# A cell stopped at its time limit ("Timeout: ...", the engine's) may have stopped before its definitions too.
+ROOT_CAUSES = ("SyntaxError", "IndentationError", "TabError", "ImportError", "ModuleNotFoundError", "Timeout")
 _UNDEFINED = ("is not defined", "no function named")
 
 

@@ -12,7 +12,7 @@ nbgrader's validator then reports as a failed cell.
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from . import engine, i18n, notebooks
+from . import checks, engine, i18n, notebooks
 from .course import default_course
 from .i18n import _
 
@@ -26,7 +26,9 @@ class HiddenChecks(NbGraderPreprocessor):
         except notebooks.NotebookError:
             return nb, resources          # not one of the course's exercises: nbgrader's verdict stands
         language = i18n.choose(None, nb)    # the notebook's metadata, else the environment, as the self-check
-        results = {test.grade_id: test for test in engine.run_tests(exercise, nb, language=language).tests}
+        # A learner's tool: fresh hidden inputs, as the self-check draws; never the class run's secret.
+        report = engine.run_tests(exercise, nb, draw=checks.self_check_draw(), language=language)
+        results = {test.grade_id: test for test in report.tests}
         with i18n.language(language):
             found = _("(found by the hidden checks, as python -m autograder check does)")
         for cell in nb.cells:

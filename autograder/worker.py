@@ -4,7 +4,8 @@ This file is both a module and a script.
 
 * As a script it runs inside the sandbox (see ``sandbox.py``), in a fresh
   Python without IPython and without access to the repository: it executes the
-  learner's code cells, then answers requests ``call NAME(args)`` with the
+  learner's code cells, each interrupted past its time as a Jupyter kernel's
+  cell is (``_CellTimer``), then answers requests ``call NAME(args)`` with the
   return value.
 * As a module it gives the grader process the same wire format (``send``,
   ``receive``), so both sides encode and decode in one place.
@@ -19,9 +20,11 @@ from outside (``sandbox.py``) and keeps its own copy of every input, so a
 changed input is only named ("your function changed its input"), never
 copied back.
 """
+import contextlib
 import io
 import json
 import linecache
+import signal
 import struct
 import sys
 import traceback
@@ -195,9 +198,36 @@ def _warm_up():
     del a
 
 
+class _CellTimer:
+    """Interrupts a cell that runs past its time as Jupyter interrupts a kernel: KeyboardInterrupt
+    raised inside the learner's code, so what the cell defined before it stays defined.  The
+    learner's code may ignore or swallow it; the grader then kills this process (``sandbox.py``)."""
+
+    def __init__(self):
+        self.fired = False
+
+    def _interrupt(self, signum, frame):
+        self.fired = True
+        raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def running(self, seconds):
+        if not seconds:
+            yield
+            return
+        # Installed again for every cell: an earlier cell may have replaced the handler.
+        signal.signal(signal.SIGALRM, self._interrupt)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+
 def serve(requests, replies):
     """Execute cells and answer calls until the grader closes the pipe."""
     namespace = {"__name__": "__main__", "get_ipython": _IPythonStub}
+    timer = _CellTimer()
     while True:
         try:
             request = receive(requests)
@@ -205,13 +235,15 @@ def serve(requests, replies):
             return
         captured = io.StringIO()
         sys.stdout = sys.stderr = captured
+        timer.fired = False  # this request's own
         try:
             if request["op"] == "run_cell":
                 filename = f"<cell {request['index']}>"
                 # Tracebacks can then quote the learner's line (see _where).
                 linecache.cache[filename] = (len(request["source"]), None, request["source"].splitlines(True), filename)
                 code = compile(request["source"], filename, "exec")
-                exec(code, namespace)
+                with timer.running(request.get("seconds")):
+                    exec(code, namespace)
                 reply = {"ok": True}
             elif request["op"] == "call":
                 function = namespace.get(request["name"])
@@ -234,6 +266,8 @@ def serve(requests, replies):
             reply = {"ok": False, "error": _one_line(error)}
         finally:
             sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+        if timer.fired:  # even if the cell caught the interruption and ended normally, as in Jupyter
+            reply = {"ok": False, "interrupted": True, "error": "KeyboardInterrupt"}
         reply["output"] = captured.getvalue()[-4000:]
         try:
             send(replies, reply)

@@ -13,6 +13,9 @@ from autograder.fixtures import (course, exercise, gradebook_scores, gradebook_u
                                  submitted, write)
 
 REPO = Path(__file__).resolve().parents[1]
+# The hidden inputs the engine-level tests grade with: one fixed draw, so a test's verdict never
+# depends on the machine (the class run's draw comes from its course's secret, autograder/course_secret.py).
+TEST_DRAW = "class:tests"
 SUBMISSIONS = REPO / "tests" / "submissions"
 COURSE = default_course()
 EXERCISES = COURSE.exercises

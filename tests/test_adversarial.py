@@ -31,7 +31,8 @@ def _source(assignment):
 
 
 def grade(assignment, code):
-    return engine.run_tests(_source(assignment), helpers.submission(assignment, code), FAST)
+    return engine.run_tests(_source(assignment), helpers.submission(assignment, code), FAST,
+                            draw=helpers.TEST_DRAW)
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +105,7 @@ def _with_tests_rewritten(notebook, source, points):
 def test_edited_test_cells_change_nothing():
     honest = (helpers.SUBMISSIONS / "01_softmax" / "wrong" / "no_max_subtraction.py").read_text()
     notebook = _with_tests_rewritten(helpers.submission("01_softmax", honest), "pass", 100)
-    report = engine.run_tests(_source("01_softmax"), notebook, FAST)
+    report = engine.run_tests(_source("01_softmax"), notebook, FAST, draw=helpers.TEST_DRAW)
     assert (report.score, report.max_score) == (5.0, 7.0)
 
 
@@ -116,7 +117,7 @@ def test_forged_test_cell_runs_only_as_learner_code(tmp_path):
     evil.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "bonus", "points": 100,
                                  "locked": True, "schema_version": 3, "task": False}
     notebook.cells.append(evil)
-    report = engine.run_tests(_source("01_softmax"), notebook, FAST)
+    report = engine.run_tests(_source("01_softmax"), notebook, FAST, draw=helpers.TEST_DRAW)
     assert report.score == 0 and report.max_score == 7.0
     assert "bonus" not in {t.grade_id for t in report.tests}
     assert not (tmp_path / "forged").exists()

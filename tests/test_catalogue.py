@@ -25,7 +25,7 @@ def known_mistakes(assignment):
 
 
 def grade(assignment, code):
-    return engine.run_tests(helpers.exercise(assignment), helpers.submission(assignment, code))
+    return engine.run_tests(helpers.exercise(assignment), helpers.submission(assignment, code), draw=helpers.TEST_DRAW)
 
 
 def judged_records(assignment, code):
@@ -75,7 +75,7 @@ def test_reference_full_marks_and_untouched_release_zero(exercise):
         c.source for c in source.notebook.cells
         if c.cell_type == "code" and notebooks.meta(c).get("solution"))).score == \
         sum(t.points for t in source.tests)
-    report = engine.run_tests(exercise, helpers.release_notebook(exercise.assignment))
+    report = engine.run_tests(exercise, helpers.release_notebook(exercise.assignment), draw=helpers.TEST_DRAW)
     assert report.score == 0 and report.max_score > 0
     assert all("not implemented yet" in t.message for t in report.tests), [t.message for t in report.tests]
 

@@ -177,7 +177,10 @@ def test_misconception_report_counts_each_student_once(course, outcomes):
     assert counts["axis_ignored"] == 1                    # carol
     assert counts["no_max_subtraction"] == 2              # dave, and jon who edited the tests
     assert counts["(not attempted)"] == 1                 # bob
-    assert counts["(timeout or crash)"] == 2              # kim, lee
+    assert counts["(timeout or crash)"] == 1              # kim
+    # lee's endless cell, which defines softmax, is skipped (its timeout is on its cell, named in the
+    # summary): its tests fail for lack of softmax
+    assert counts["(other wrong answer)"] == 1            # lee
     assert counts["whole_array"] == 0
 
 

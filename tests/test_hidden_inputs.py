@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import helpers
-from autograder import checks, engine
+from autograder import checks, course_secret, engine
+from autograder.course import Course
 
 ASSIGNMENT = "01_softmax"
 
@@ -46,58 +47,100 @@ def _hidden_score(report):
     return sum(t.score for t in report.tests if "visible" not in t.grade_id)
 
 
-def test_a_table_memorised_from_a_self_check_scores_nothing_in_the_class_run(monkeypatch):
-    monkeypatch.setenv(checks.SECRET_VARIABLE, "the instructor's secret")
+def test_a_table_memorised_from_a_self_check_scores_nothing_in_the_class_run():
     exercise = helpers.exercise(ASSIGNMENT)
     learned = checks.self_check_draw()
     code = _memorised(learned)
     same_draw = engine.run_tests(exercise, helpers.submission(ASSIGNMENT, code), draw=learned)
     hidden = [t for t in same_draw.tests if "visible" not in t.grade_id]
     assert all(t.passed for t in hidden), "the table should answer the inputs it was built from"
-    class_run = engine.run_tests(exercise, helpers.submission(ASSIGNMENT, code))   # the class run's draw
+    class_run = engine.run_tests(exercise, helpers.submission(ASSIGNMENT, code),
+                                 draw=course_secret.draw_of("the instructor's secret"))
     assert _hidden_score(class_run) == 0, [t.message for t in class_run.tests]
     # Every self-check draws again: the table misses there too.
     fresh = engine.run_tests(exercise, helpers.submission(ASSIGNMENT, code), draw=checks.self_check_draw())
     assert _hidden_score(fresh) == 0
 
 
-def test_a_table_of_the_class_inputs_needs_the_secret(monkeypatch):
+def test_a_table_of_the_class_inputs_needs_the_secret():
     """Memorising the class run's own inputs requires its secret: another secret, other inputs."""
-    monkeypatch.setenv(checks.SECRET_VARIABLE, "guessed")
-    guessed = checks.class_draw(helpers.COURSE)
-    code = _memorised(guessed)
-    monkeypatch.setenv(checks.SECRET_VARIABLE, "the real one")
-    report = engine.run_tests(helpers.exercise(ASSIGNMENT), helpers.submission(ASSIGNMENT, code))
+    code = _memorised(course_secret.draw_of("guessed"))
+    report = engine.run_tests(helpers.exercise(ASSIGNMENT), helpers.submission(ASSIGNMENT, code),
+                              draw=course_secret.draw_of("the real one"))
     assert _hidden_score(report) == 0
 
 
-def test_same_secret_same_inputs_same_grades(monkeypatch):
-    monkeypatch.setenv(checks.SECRET_VARIABLE, "regrade me")
+def test_same_secret_same_inputs_same_grades():
     exercise = helpers.exercise("06_scaled")
     code = (helpers.SUBMISSIONS / "06_scaled" / "wrong" / "scale_by_dv.py").read_text()
 
-    def run():
+    def run(secret):
         records = []
         with checks.watching(records.append):
-            report = engine.run_tests(exercise, helpers.submission("06_scaled", code))
+            report = engine.run_tests(exercise, helpers.submission("06_scaled", code),
+                                      draw=course_secret.draw_of(secret))
         return [(t.score, t.message) for t in report.tests], [r.args[0] for r in records]
 
-    first, second = run(), run()
+    first, second = run("regrade me"), run("regrade me")
     assert first[0] == second[0]
     assert all(np.array_equal(a, b) for a, b in zip(first[1], second[1]))
-    monkeypatch.setenv(checks.SECRET_VARIABLE, "another course")
-    assert not all(np.array_equal(a, b) for a, b in zip(first[1], run()[1]))
+    assert not all(np.array_equal(a, b) for a, b in zip(first[1], run("another course")[1]))
 
 
-def test_the_secret_file_is_created_once_and_kept(tmp_path, monkeypatch):
-    monkeypatch.delenv(checks.SECRET_VARIABLE, raising=False)
+# --------------------------------------------------------------------------- the course's one secret
+def _copy(root, gradebook):
+    """A course copy at ``root`` (a grading machine) grading into the shared ``gradebook`` URL."""
+    (root / "autograder").mkdir(parents=True, exist_ok=True)
+    return Course(root, db_url=gradebook)
 
-    class Course:
-        root = tmp_path
 
-    first = checks.class_draw(Course)
-    assert (tmp_path / checks.SECRET_FILE).is_file()
-    assert checks.class_draw(Course) == first
+def _gradebook_state(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_one_secret_per_course_recorded_in_the_gradebook(tmp_path, monkeypatch):
+    """The first run creates the secret and records its fingerprint; a second machine sharing the
+    gradebook refuses without it (or with another), changes nothing, and agrees once it has it."""
+    monkeypatch.delenv(course_secret.SECRET_VARIABLE, raising=False)
+    database = tmp_path / "shared.db"
+    url = f"sqlite:///{database}"
+    first, second = _copy(tmp_path / "a", url), _copy(tmp_path / "b", url)
+    draw = course_secret.class_draw(first)
+    secret_file = first.root / course_secret.SECRET_FILE
+    assert secret_file.is_file() and secret_file.stat().st_mode & 0o777 == 0o600
+    assert course_secret.class_draw(first) == draw
+    recorded = course_secret.recorded_fingerprint(url)
+    assert recorded == course_secret.fingerprint(secret_file.read_text().strip())
+    assert secret_file.read_text().strip() not in database.read_bytes().decode("latin-1")   # never the secret
+
+    before = _gradebook_state(database)
+    with pytest.raises(course_secret.CourseSecretError) as refused:
+        course_secret.class_draw(second)
+    message = str(refused.value)
+    assert "\n" not in message and recorded in message and course_secret.SECRET_FILE in message
+    assert course_secret.SECRET_VARIABLE in message
+    assert not (second.root / course_secret.SECRET_FILE).exists(), "it must never invent its own"
+    monkeypatch.setenv(course_secret.SECRET_VARIABLE, "a secret of its own")
+    with pytest.raises(course_secret.CourseSecretError, match="another secret"):
+        course_secret.class_draw(second)
+    assert _gradebook_state(database) == before
+
+    monkeypatch.setenv(course_secret.SECRET_VARIABLE, secret_file.read_text())   # the documented setting
+    assert course_secret.class_draw(second) == draw
+    monkeypatch.delenv(course_secret.SECRET_VARIABLE)
+    (second.root / course_secret.SECRET_FILE).write_text(secret_file.read_text())   # or the file, copied
+    assert course_secret.class_draw(second) == draw
+
+
+def test_an_unreadable_secret_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.delenv(course_secret.SECRET_VARIABLE, raising=False)
+    course = _copy(tmp_path / "c", f"sqlite:///{tmp_path / 'gradebook.db'}")
+    (course.root / course_secret.SECRET_FILE).mkdir()   # a folder where the file should be
+    with pytest.raises(course_secret.CourseSecretError, match="cannot be read"):
+        course_secret.class_draw(course)
+
+
+def test_self_check_draws_are_fresh():
     assert checks.self_check_draw() != checks.self_check_draw()
 
 

@@ -60,23 +60,51 @@ def _journal(root):
 EXPECTED = {student: score for student, (_, score) in CLASS.items()}
 
 
-def test_switching_to_a_new_postgresql_gradebook_grades_into_it(tmp_path, new_postgres_database):
+def test_switching_to_a_new_postgresql_gradebook_carries_the_grades_over(tmp_path, new_postgres_database):
+    """Midway to PostgreSQL, as the book says (the environment variable): the run refuses with the
+    command that carries every grade over, hand-entered ones included, and then grades into it."""
+    import os
     root = _class(tmp_path)
     first = _grade(root)
     assert first.returncode == 0, first.stderr
     assert _scores(helpers.gradebook_url(root)) == EXPECTED
+    with Gradebook(helpers.gradebook_url(root)) as gradebook:     # a written answer graded in formgrader
+        grade = gradebook.find_grade("softmax_written_answer", "softmax", "01_softmax", "carol")
+        grade.manual_score = 1.0
+        gradebook.db.commit()
 
-    db_url = new_postgres_database()   # empty: no generate_assignment ran against it
-    switched = _grade(root, db_url)
+    db_url = new_postgres_database()
+    env = {**os.environ, courses.GRADEBOOK_URL_VARIABLE: db_url}
+    command = [sys.executable, "-m", "autograder", "grade", "01_softmax", "--jobs", "2", "--no-progress",
+               "--course-root", str(root)]
+    refused = subprocess.run(command, cwd=helpers.REPO, capture_output=True, text=True, timeout=600, env=env)
+    assert refused.returncode != 0 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    assert "move-gradebook --from" in refused.stderr and "3 graded submissions" in refused.stderr
+    assert _scores(db_url) == {}, "nothing graded into the new gradebook from empty"
+
+    move = refused.stderr.split("`")[1]              # the command the line names, run as it reads
+    assert move.startswith("python -m autograder move-gradebook")
+    moved = subprocess.run([sys.executable, *move.split()[1:]], cwd=helpers.REPO, capture_output=True, text=True,
+                           timeout=300, env=env)
+    assert moved.returncode == 0, moved.stderr
+    assert _scores(db_url) == {**EXPECTED, "carol": EXPECTED["carol"] + 1.0}
+
+    switched = subprocess.run(command, cwd=helpers.REPO, capture_output=True, text=True, timeout=600, env=env)
     assert switched.returncode == 0, switched.stderr
-    assert "resuming" not in switched.stdout
-    assert "the gradebook had no assignment 01_softmax: added it from" in switched.stdout
     assert "01_softmax: 3 of 3 submissions graded" in switched.stdout
-    assert _scores(db_url) == EXPECTED
-
-    again = _grade(root, db_url)
-    assert again.returncode == 0, again.stderr
+    assert _scores(db_url) == {**EXPECTED, "carol": EXPECTED["carol"] + 1.0}
+    again = subprocess.run(command, cwd=helpers.REPO, capture_output=True, text=True, timeout=600, env=env)
     assert "resuming: 3 submission(s) already graded" in again.stdout and "--force" in again.stdout
+
+
+def test_a_new_postgresql_gradebook_is_given_the_assignment(tmp_path, new_postgres_database):
+    """A course graded into PostgreSQL from the start: the assignment is added there from the source."""
+    root = _class(tmp_path, generate=False)
+    db_url = new_postgres_database()   # empty: no generate_assignment ran against it
+    graded = _grade(root, db_url)
+    assert graded.returncode == 0, graded.stderr
+    assert "the gradebook had no assignment 01_softmax: added it from" in graded.stdout
+    assert _scores(db_url) == EXPECTED
 
 
 def test_a_gradebook_emptied_under_the_journal_is_graded_again(tmp_path):

@@ -57,3 +57,21 @@ def test_the_validate_button_uses_the_same_steps():
     finally:
         os.chdir(cwd)
     assert HiddenChecks in Validator(config=config).preprocessors
+
+
+@pytest.mark.parametrize("secret", ["absent", "unreadable"])
+def test_validate_never_reads_or_creates_the_class_secret(tmp_path, secret):
+    """Validate is a learner's tool: it draws fresh inputs, as the self-check does, so it works where
+    the course's secret is the instructor's unreadable file, and never creates one."""
+    import os
+    from autograder import course_secret
+    root = helpers.course(tmp_path / "course")
+    secret_path = root / course_secret.SECRET_FILE
+    if secret == "unreadable":
+        secret_path.mkdir(parents=True)      # as unreadable as a file can be for root: a folder
+    env = {**os.environ, "ATTENTION_COURSE_ROOT": str(root)}
+    env.pop(course_secret.SECRET_VARIABLE, None)
+    result = subprocess.run([sys.executable, "-m", "nbgrader", "validate", str(_notebook(tmp_path, CORRECT))],
+                            cwd=helpers.REPO, capture_output=True, text=True, timeout=300, env=env)
+    assert "Success! Your notebook passes all the tests." in result.stdout, result.stdout + result.stderr
+    assert secret_path.is_dir() if secret == "unreadable" else not secret_path.exists()

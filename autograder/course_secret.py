@@ -1,0 +1,161 @@
+"""The course's grading secret: what the class run's hidden inputs are drawn from.
+
+A grade must be a function of the submission and the course only, so every
+machine that grades into one gradebook must draw the same hidden inputs.  The
+secret therefore belongs to the course, and the gradebook records which one
+its grades were drawn with (a fingerprint, never the secret):
+
+* the first class run of a course creates the secret (``autograder/grading-secret``
+  in the course root, mode 0600, git-ignored) and records its fingerprint in
+  the gradebook (a table of its own, ``attention_book``, beside nbgrader's);
+* every later run, on any machine, reads the secret from that file or from
+  ``$ATTENTION_GRADING_SECRET`` and refuses, with one line, to grade into a
+  gradebook that records another fingerprint, or when it has no secret while
+  the gradebook records one; it never invents a second secret;
+* the learner's tools (the self-check, nbgrader's Validate) never read or
+  create it: they draw fresh inputs every time (``checks.self_check_draw``).
+"""
+import hashlib
+import os
+import secrets
+from pathlib import Path
+
+from .notebooks import NotebookError
+
+SECRET_VARIABLE = "ATTENTION_GRADING_SECRET"
+SECRET_FILE = "autograder/grading-secret"     # in the course root
+_KEY = "secret-fingerprint"
+
+
+class CourseSecretError(NotebookError):
+    """This machine's secret is not the one the gradebook's grades were drawn with."""
+
+
+def fingerprint(secret):
+    """A short public name of ``secret``: tells two secrets apart, reveals nothing of the draw."""
+    return hashlib.sha256(b"attention-book course secret\0" + secret.encode()).hexdigest()[:16]
+
+
+def draw_of(secret):
+    """The class run's draw (``checks.rng`` seeds from it) for ``secret``."""
+    return f"class:{hashlib.sha256(secret.encode()).hexdigest()}"
+
+
+def _local_secret(course):
+    """(secret or None, where it came from) on this machine."""
+    secret = os.environ.get(SECRET_VARIABLE, "").strip()
+    if secret:
+        return secret, f"${SECRET_VARIABLE}"
+    path = Path(course.root) / SECRET_FILE
+    try:
+        secret = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return None, str(path)
+    except (OSError, UnicodeDecodeError) as error:
+        raise CourseSecretError(f"the course's grading secret {path} cannot be read ({type(error).__name__}); "
+                                f"make it a readable file, or set {SECRET_VARIABLE}") from None
+    return secret or None, str(path)
+
+
+def _table():
+    import sqlalchemy as sa
+    metadata = sa.MetaData()
+    return sa.Table("attention_book", metadata, sa.Column("key", sa.String(64), primary_key=True),
+                    sa.Column("value", sa.String(256), nullable=False))
+
+
+def recorded_fingerprint(url):
+    """The fingerprint the gradebook at ``url`` records, or None (a gradebook nobody graded into yet)."""
+    import sqlalchemy as sa
+    table = _table()
+    engine = sa.create_engine(url)
+    try:
+        if not sa.inspect(engine).has_table(table.name):
+            return None
+        with engine.connect() as connection:
+            return connection.execute(sa.select(table.c.value).where(table.c.key == _KEY)).scalar()
+    finally:
+        engine.dispose()
+
+
+def record_fingerprint(url, value):
+    """Record ``value`` unless the gradebook records one already; return the one it records now
+    (two machines starting on a new gradebook at once: the first insert wins)."""
+    import sqlalchemy as sa
+    from sqlalchemy.exc import IntegrityError
+    table = _table()
+    engine = sa.create_engine(url)
+    try:
+        table.metadata.create_all(engine)
+        try:
+            with engine.begin() as connection:
+                connection.execute(table.insert().values(key=_KEY, value=value))
+        except IntegrityError:
+            pass
+        with engine.connect() as connection:
+            return connection.execute(sa.select(table.c.value).where(table.c.key == _KEY)).scalar()
+    finally:
+        engine.dispose()
+
+
+_verified = {}   # (gradebook URL, fingerprint) -> draw, once per process
+
+
+def class_draw(course):
+    """The class run's draw for ``course``, checked against the gradebook it grades into.
+
+    Creates the course's secret only when neither this machine nor the gradebook has one;
+    else raises CourseSecretError with the one line that says how to get the course's secret.
+    """
+    from .classrun import _safe_url as safe_url
+    url = course.gradebook_url
+    secret, where = _local_secret(course)
+    if secret is not None and (url, fingerprint(secret)) in _verified:
+        return _verified[url, fingerprint(secret)]
+    recorded = recorded_fingerprint(url)
+    created = False
+    if recorded is None:
+        if secret is None:
+            secret, created = secrets.token_hex(32), True
+        recorded = record_fingerprint(url, fingerprint(secret))
+    if created and fingerprint(secret) != recorded:
+        secret, where = _wait_for_winner(course)   # another grader of this machine recorded its secret first
+        created = False
+    get_it = (f"copy the file {SECRET_FILE} from the course root of the machine that graded first to "
+              f"{Path(course.root) / SECRET_FILE}, or set {SECRET_VARIABLE} to its contents")
+    if secret is None:
+        raise CourseSecretError(
+            f"the gradebook {safe_url(url)} was graded with the course secret {recorded}, and this machine "
+            f"has none ({where} does not exist): {get_it}; a new secret would draw other hidden inputs")
+    if fingerprint(secret) != recorded:
+        raise CourseSecretError(
+            f"the gradebook {safe_url(url)} was graded with the course secret {recorded}, but {where} holds "
+            f"another secret ({fingerprint(secret)}): {get_it}")
+    if created:
+        _write_secret(Path(course.root) / SECRET_FILE, secret)
+    _verified[url, recorded] = draw_of(secret)
+    return _verified[url, recorded]
+
+
+def _wait_for_winner(course, seconds=5.0):
+    """The secret the winning grader writes right after recording it (or None after ``seconds``)."""
+    import time
+    deadline = time.monotonic() + seconds
+    while True:
+        secret, where = _local_secret(course)
+        if secret is not None or time.monotonic() > deadline:
+            return secret, where
+        time.sleep(0.1)
+
+
+def _write_secret(path, secret):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(secret + "\n")
+
+
+def fingerprint_in_force(course):
+    """The fingerprint of this machine's secret for ``course`` (after ``class_draw`` accepted it)."""
+    secret, _where = _local_secret(course)
+    return fingerprint(secret) if secret else None
