@@ -125,9 +125,11 @@ def test_forged_test_cell_runs_only_as_learner_code(tmp_path):
 
 @pytest.mark.parametrize("attack", ["04_dot_product/zero_the_inputs", "06_scaled/zero_the_queries"])
 def test_inputs_written_in_place_are_named(attack):
-    """A function that writes into its inputs earns nothing, and is told so: the grader's arrays,
+    """A function that writes into its inputs earns nothing by it, and is told so: the grader's arrays,
     from which every expected value is computed, are never touched."""
     assignment, name = attack.split("/")
-    report = grade(assignment, (helpers.REPO / "tests" / "adversarial" / assignment / f"{name}.py").read_text())
-    assert report.score == 0
-    assert all("changed its input" in t.message for t in report.tests), [t.message for t in report.tests]
+    code = (helpers.REPO / "tests" / "adversarial" / assignment / f"{name}.py").read_text()
+    report = grade(assignment, code)
+    assert report.score == grade(assignment, code.split("# ---- trick ----")[0]).score
+    failed = [t.message for t in report.tests if not t.passed]
+    assert failed and all("changed its input" in message for message in failed), failed
