@@ -26,6 +26,11 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -r requirements.txt
 	$(BIN)/pip install --quiet --no-deps -e .
+	# The repository root on sys.path too: setuptools' editable finder comes after the path
+	# finder, so run from a course folder (whose data folder is also called autograder/) the
+	# package would otherwise be that folder, an empty namespace package.
+	$(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' | \
+	  xargs -I{} sh -c 'echo "$(CURDIR)" > "{}/attention_book_root.pth"'
 	touch $@
 
 book: $(VENV)/.installed book-packages

@@ -62,10 +62,12 @@ def _parser():
     move = commands.add_parser("move-gradebook", help="copy every grade, manual score and comment into "
                                                       "another, empty gradebook (switching gradebooks midway)")
     move.add_argument("--from", dest="from_url", required=True, help="the gradebook URL the grades are in, "
-                                                                     "e.g. sqlite:////abs/path/gradebook.db")
+                                                                     "e.g. sqlite:////abs/path/gradebook.db (retired "
+                                                                     "once moved: the class run no longer compares "
+                                                                     "with it)")
     move.add_argument("--to", dest="to_url", help="the gradebook URL to copy them into (default: the one the "
                                                   "course's commands use: $ATTENTION_GRADEBOOK_URL, else its SQLite file)")
-    move.add_argument("--course-root", help="course folder (default: the repository)")
+    move.add_argument("--course-root", help="course folder, which must exist (default: the repository)")
     return parser
 
 
@@ -95,17 +97,27 @@ def _move_gradebook(args):
     from . import gradebooks
     to_url = args.to_url
     try:
+        if args.course_root:   # before load_config, which makes the course's folders, and before any write
+            if not Path(args.course_root).is_dir():
+                raise NotebookError(f"--course-root {args.course_root}: no such folder")
+            course.course_at(args.course_root).exercises   # NotebookError: not a course
         graded_course = course.from_config(course.load_config(args.course_root))
+        graded_course.exercises   # the configured course (default: the repository) must be one too
         to_url = to_url or graded_course.gradebook_url
         moved = gradebooks.move(args.from_url, to_url)
-        if to_url == graded_course.gradebook_url:   # the course's gradebook now (the class run's check reads it)
-            gradebooks.remember(graded_course, to_url)
-    except NotebookError as error:
-        _exit(f"autograder: {error}")
-    except Exception as error:   # the URLs may carry passwords: never printed
+    except NotebookError as error:   # the URLs may carry passwords: never printed
+        _exit(f"autograder: {gradebooks.scrub(error, args.from_url, to_url)}")
+    except Exception as error:
         _exit(f"autograder: could not move the gradebook: {type(error).__name__}: "
               f"{gradebooks.scrub(error, args.from_url, to_url)}")
-    print(gradebooks.summary(moved, args.from_url, to_url))
+    try:
+        if to_url == graded_course.gradebook_url:   # the course's gradebook now (the class run's check reads it)
+            gradebooks.remember(graded_course, to_url)
+        gradebooks.retire(graded_course, args.from_url)   # stale from now on: never compared again
+    except OSError as error:   # moved all the same: say so, the next move would be refused
+        _exit(f"autograder: {gradebooks.summary(moved, args.from_url, to_url)}, but could not record it in "
+              f"{graded_course.grading_log}: {type(error).__name__}: {gradebooks.scrub(error, args.from_url, to_url)}")
+    print(gradebooks.summary(moved, args.from_url, to_url, retired=True))
     return 0
 
 

@@ -35,7 +35,6 @@ import contextvars
 import dataclasses
 import functools
 import hashlib
-import os
 import re
 import secrets
 from typing import Any, Callable, Optional
@@ -235,16 +234,9 @@ def grading(exercise, draw=None):
 
 
 # --------------------------------------------------------------------------- hidden inputs
-_LOCAL_DRAW = f"local:{secrets.token_hex(16)}"   # outside the engine (a plain notebook kernel): fresh inputs
-
-
-def _kernel_draw():
-    """The draw of a test cell run outside the engine, in a notebook kernel: the course's, when the
-    instructor grades with stock nbgrader and ``$ATTENTION_GRADING_SECRET`` (so stock and project
-    pipelines draw the same inputs); else fresh inputs (a learner's kernel never holds the secret)."""
-    from . import course_secret
-    secret = os.environ.get(course_secret.SECRET_VARIABLE, "").strip()
-    return course_secret.draw_of(secret) if secret else _LOCAL_DRAW
+# Outside the engine (a notebook kernel, stock nbgrader): fresh inputs.  Never the course's secret: there
+# the learner's code shares the process (and its environment) with the tests.
+_LOCAL_DRAW = f"local:{secrets.token_hex(16)}"
 
 
 def self_check_draw():
@@ -260,7 +252,7 @@ def rng(label):
     catalogue's choice; only the values are drawn.
     """
     exercise = _GRADING.get()
-    draw = _DRAW.get() or _kernel_draw()
+    draw = _DRAW.get() or _LOCAL_DRAW
     assignment = exercise.assignment if exercise is not None else "-"
     digest = hashlib.sha256(f"{draw}\0{assignment}\0{label}".encode()).digest()
     return np.random.default_rng(int.from_bytes(digest[:16], "big"))

@@ -50,6 +50,8 @@ class Outcome:
     score: float = 0.0
     max_score: float = 0.0
     problems: list = dataclasses.field(default_factory=list)   # one-line reasons
+    record: str = ""             # digest of the automatic scores the gradebook held (see ``_record``)
+    by_hand: float = 0.0         # points of written answers that await the instructor's grading
 
     @property
     def line(self):
@@ -84,9 +86,27 @@ def grader_fingerprint(exercise):
     files = {path for pattern in ("*.py", "*.mo") for path in GRADER.rglob(pattern)
              if "__pycache__" not in path.parts and "course_data" not in path.parts}
     files.add(Path(_inspect.getfile(exercise.catalogue)).resolve())
+    files |= _loaded_course_modules()
     parts = [(str(path), path.read_bytes()) for path in sorted(files)]
     versions = {name: version(name) for name in ("numpy", "nbgrader", "nbformat")}
     return _digest(parts + [("versions", json.dumps({**versions, "python": platform.python_version()}).encode())])
+
+
+def _loaded_course_modules():
+    """The files of every loaded module that is not part of the Python installation: the exercise's
+    catalogue and whatever it imports (a fork's own helper modules included)."""
+    import sysconfig
+    installed = {Path(path).resolve() for name, path in sysconfig.get_paths().items()
+                 if name in ("stdlib", "platstdlib", "purelib", "platlib")}
+    installed |= {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
+    found = set()
+    for module in list(sys.modules.values()):
+        name = getattr(module, "__file__", None)
+        if isinstance(name, str) and name.endswith(".py"):
+            path = Path(name).resolve()
+            if path.is_file() and not any(path.is_relative_to(root) for root in installed):
+                found.add(path)
+    return found
 
 
 def released_record(gradebook, exercise):
@@ -289,7 +309,31 @@ def _outcome(gradebook, assignment, student, graded, problems):
     scores = _scores(gradebook, assignment, student)
     if scores is None:
         return Outcome(student, False, 0.0, 0.0, problems + ["the gradebook holds no submission"])
-    return Outcome(student, graded, *scores, problems)
+    return Outcome(student, graded, *scores, problems, _record(gradebook, assignment, student),
+                   _awaiting(gradebook, assignment, student))
+
+
+def _awaiting(gradebook, assignment, student):
+    """Points of the student's answers nobody has scored yet (the feedback's rule: feedback.awaits_grading)."""
+    from .feedback import awaits_grading
+    submission = gradebook.find_submission(assignment, student)
+    return float(sum(grade.max_score for notebook in submission.notebooks for grade in notebook.grades
+                     if awaits_grading(grade)))
+
+
+def _record(gradebook, assignment, student):
+    """A digest of what the autograder put in the gradebook for the student: each grade's automatic
+    score and points, and the late penalty.  A journal entry is replayed only while the gradebook
+    still holds exactly this (nbgrader autograde, or any other writer, may have changed it since);
+    manual scores are not in it: a regrade keeps them."""
+    from nbgrader.api import MissingEntry
+    try:
+        submission = gradebook.find_submission(assignment, student)
+    except MissingEntry:
+        return ""
+    grades = sorted((notebook.name, grade.name, grade.auto_score, grade.max_score)
+                    for notebook in submission.notebooks for grade in notebook.grades)
+    return _digest([("grades", json.dumps([grades, submission.late_submission_penalty]).encode())])
 
 
 class GradebookMismatch(Exception):
@@ -324,8 +368,33 @@ def verify(course, exercise, outcomes):
 
 
 def _safe_url(url):
-    """The gradebook URL without a password."""
-    return re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", url)
+    """The gradebook URL without a password, in each form libpq takes one: ``user:pw@``, ``:pw@``
+    (no user), a raw ``@`` inside it, and a ``password`` query parameter.  A URL with nothing to
+    hide is returned as written (rendering would percent-encode a non-ASCII course path)."""
+    from urllib.parse import quote_plus
+
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    def redacted(text):   # what make_url cannot parse, or parses ambiguously: hide too much, never too little
+        text = re.sub(r"([?&;]password=)[^&;#]*", r"\1***", text, flags=re.IGNORECASE)
+        return re.sub(r"(//[^:/@]*):.*@", r"\1:***@", text)   # greedy: up to the last "@"
+
+    url = str(url)
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError, TypeError):
+        return redacted(url)
+    if parsed.password is not None and "@" in f"{parsed.host or ''}{parsed.database or ''}":
+        return redacted(url)   # a raw "@" in the password: make_url ends the password at the first one
+    hidden = {key for key in parsed.query if key.lower() == "password"}
+    if parsed.password is None and not hidden:
+        return url
+    rendered = parsed.set(query={}).render_as_string(hide_password=True)
+    query = [f"{quote_plus(key)}={'***' if key in hidden else quote_plus(value)}"
+             for key in sorted(parsed.query)
+             for value in ([parsed.query[key]] if isinstance(parsed.query[key], str) else parsed.query[key])]
+    return rendered + ("?" + "&".join(query) if query else "")
 
 
 def create_schema(course, attempts=5):
@@ -414,9 +483,10 @@ def select_submissions(course, assignment, students=None, shard=None):
 
 
 def _file_digests(folder):
-    """(name, digest) of each notebook of a submission folder, read in chunks whatever its size."""
+    """(name, digest) of each notebook of a submission folder, and of its timestamp (late penalties
+    follow it), read in chunks whatever its size."""
     parts = []
-    for path in sorted(folder.glob("*.ipynb")):
+    for path in sorted(folder.glob("*.ipynb")) + sorted(folder.glob("timestamp.txt")):
         try:
             with open(path, "rb") as handle:
                 parts.append((path.name, hashlib.file_digest(handle, "sha256").digest()))
@@ -447,10 +517,17 @@ def grading_key(course, exercise, config, gradebook):
     from .preprocessors import SandboxedExecute
     from .sandbox import sandbox_available
     from . import course_secret
+    from nbgrader.api import MissingEntry
     limits = SandboxedExecute(config=config).limits()
+    try:
+        due = gradebook.find_assignment(exercise.assignment).duedate
+    except MissingEntry:
+        due = None
+    late = {section: {name: repr(value) for name, value in sorted(config.get(section, {}).items())}
+            for section in ("AssignLatePenalties", "LateSubmissionPlugin")}
     setting = {"limits": dataclasses.asdict(limits), "bubblewrap": sandbox_available(),
                "memory": memory_method(limits), "secret": course_secret.fingerprint_in_force(course),
-               "gradebook": course.gradebook_url}
+               "gradebook": course.gradebook_url, "due": str(due), "late": late}
     return _digest([("released", json.dumps(released_record(gradebook, exercise), sort_keys=True).encode()),
                     ("source", exercise.source_path.read_bytes()), ("grader", grader_fingerprint(exercise).encode()),
                     ("setting", json.dumps(setting, sort_keys=True).encode())])
@@ -472,7 +549,8 @@ def plan(course, exercise, folders, *, config, force=False):
             key = _digest(_file_digests(folder) + [("setting", setting.encode())])
             entry = done.get(student)
             if (entry is not None and entry["key"] == key and entry.get("replayable")
-                    and _scores(gradebook, exercise.assignment, student) is not None):
+                    and _scores(gradebook, exercise.assignment, student) is not None
+                    and entry.get("record") == _record(gradebook, exercise.assignment, student)):
                 # the scores now in the gradebook: a manual grade given since counts
                 outcomes.append(_outcome(gradebook, exercise.assignment, student, entry["graded"],
                                          entry["problems"]))
@@ -538,10 +616,12 @@ def grade_class(assignment, *, jobs=None, force=False, students=None, shard=None
     stranded = gradebooks.refusal(course, course.gradebook_url)
     if stranded:                             # grades left in the gradebook used before: never start from empty
         raise notebooks.NotebookError(stranded)
+    from .preprocessors import SandboxedExecute
+    check_sandbox(SandboxedExecute(config=config).limits())
     create_schema(course)
     course_secret.class_draw(course)         # this machine's secret is the gradebook's, or one line and stop
+    check_released(course, exercise)         # before the gradebook records the source as released
     ensure_assignment(course, config, exercise, out=out)
-    check_released(course, exercise)
     gradebooks.remember(course, course.gradebook_url)   # the gradebook this course's grades are in from now on
     outcomes, tasks = plan(course, exercise, folders, config=config, force=force)
     if outcomes:
@@ -570,17 +650,55 @@ def grade_class(assignment, *, jobs=None, force=False, students=None, shard=None
     return sorted(outcomes, key=lambda o: o.student)
 
 
+def release_changes(exercise):
+    """How the source notebook differs from the release the learners were given (``exercises/``):
+    one phrase per graded cell whose points or visible tests differ; none without a release folder."""
+    import nbformat
+    if not exercise.release_path.is_file():
+        return []
+    release = nbformat.read(exercise.release_path, as_version=4)
+    given = {notebooks.meta(c)["grade_id"]: (float(notebooks.meta(c).get("points", 0)), c.source.strip())
+             for c in release.cells if notebooks.meta(c).get("grade")}
+    points, sources = source_record(exercise)
+    changes = [f"{name} is not in the release" for name in sorted(set(points) - set(given))]
+    for name in sorted(set(points) & set(given)):
+        if points[name] != given[name][0]:
+            changes.append(f"{name} is worth {points[name]:g} points, released with {given[name][0]:g}")
+        elif name in sources and _visible_part(sources[name]) != given[name][1]:
+            changes.append(f"{name} has other visible tests than released")
+    return changes
+
+
 def check_released(course, exercise):
     """Grades are computed with the points and tests the learners were given: a source notebook changed
-    since its release is one line saying to release it, never a grade with the old points."""
+    since its release (the release folder, or the release the gradebook records) is one line saying to
+    release it, never a grade with other points."""
     from nbgrader.api import Gradebook
     with Gradebook(course.gradebook_url) as gradebook:
-        changes = unreleased_changes(gradebook, exercise)
+        changes = release_changes(exercise) or unreleased_changes(gradebook, exercise)
     if changes:
+        where = "" if course.root == courses.REPO_ROOT else f" --CourseDirectory.root={course.root}"
         raise notebooks.NotebookError(
             f"{exercise.source_path} changed since it was released ({'; '.join(changes[:3])}"
             f"{' ...' if len(changes) > 3 else ''}): release it with `nbgrader generate_assignment "
-            f"{exercise.assignment} --force` (from autograder/), then grade again")
+            f"{exercise.assignment} --force{where}` (from this repository's autograder/), then grade again")
+
+
+def check_sandbox(limits):
+    """Before any submission: the sandbox runs Python with NumPy on this machine.  Otherwise every
+    submission would score 0 for a fault of the grader's (a broken environment, a missing
+    bubblewrap, limits too small for Python), so the run stops with one line instead."""
+    from .sandbox import Worker, WorkerError
+    try:
+        with Worker(limits) as worker:
+            error, _output = worker.run_cell(0, "import numpy\nnumpy.ones(3).sum()", limits.cell_seconds)
+    except WorkerError as failure:
+        error = str(failure)
+    if error:
+        raise notebooks.NotebookError(
+            f"the sandbox cannot run Python on this machine ({safe.terminal(error)[:200]}); nothing was "
+            f"graded: run the command from the course's environment (source .venv/bin/activate) and check "
+            f"the limits in autograder/nbgrader_config.py")
 
 
 def _check_selection(course, assignment, folders, students, shard):
@@ -615,14 +733,16 @@ def _read_journal(path):
 
 
 def print_summary(assignment, outcomes, out=sys.stdout):
-    """Every student's score, sorted by student, and the reason beside each that needs a look."""
+    """Every student's score, sorted by student, with the points of written answers that await grading by
+    hand, and the reason beside each submission that needs a look."""
     graded = sum(o.graded for o in outcomes)
     print(f"{assignment}: {graded} of {len(outcomes)} submissions graded", file=out)
     if not outcomes:
         return
     # Student ids and reasons quote the submission: quoted and cleaned, they cannot forge a line.
     names = {o.student: safe.quoted(o.student) for o in outcomes}
-    scores = {o.student: f"{o.score:g}/{o.max_score:g}" for o in outcomes}
+    scores = {o.student: f"{o.score:g}/{o.max_score:g}" + (f" (+{o.by_hand:g} by hand)" if o.by_hand else "")
+              for o in outcomes}
     width, score_width = max(map(len, names.values())), max(map(len, scores.values()))
     for o in sorted(outcomes, key=lambda o: o.student):
         line = f"  {names[o.student]:<{width}}  {scores[o.student]:>{score_width}}"

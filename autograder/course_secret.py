@@ -54,7 +54,10 @@ def _local_secret(course):
     except (OSError, UnicodeDecodeError) as error:
         raise CourseSecretError(f"the course's grading secret {path} cannot be read ({type(error).__name__}); "
                                 f"make it a readable file, or set {SECRET_VARIABLE}") from None
-    return secret or None, str(path)
+    if not secret:   # a failed copy, a `touch`: never taken for "no secret", which would make a new one
+        raise CourseSecretError(f"the course's grading secret {path} is empty: copy the course's secret into it "
+                                f"(or set {SECRET_VARIABLE}), or delete it if this course has never been graded")
+    return secret, str(path)
 
 
 def _table():
@@ -113,14 +116,14 @@ def class_draw(course):
     if secret is not None and (url, fingerprint(secret)) in _verified:
         return _verified[url, fingerprint(secret)]
     recorded = recorded_fingerprint(url)
-    created = False
+    created = None
     if recorded is None:
-        if secret is None:
-            secret, created = secrets.token_hex(32), True
+        if secret is None:   # a new course: the file first, so no fingerprint is ever recorded without it
+            secret, where, created = _create_secret(course)
         recorded = record_fingerprint(url, fingerprint(secret))
-    if created and fingerprint(secret) != recorded:
-        secret, where = _wait_for_winner(course)   # another grader of this machine recorded its secret first
-        created = False
+    if created is not None and fingerprint(secret) != recorded:
+        created.unlink()     # another machine recorded its secret first: ours was never used
+        secret, where = None, str(created)
     get_it = (f"copy the file {SECRET_FILE} from the course root of the machine that graded first to "
               f"{Path(course.root) / SECRET_FILE}, or set {SECRET_VARIABLE} to its contents")
     if secret is None:
@@ -131,28 +134,39 @@ def class_draw(course):
         raise CourseSecretError(
             f"the gradebook {safe_url(url)} was graded with the course secret {recorded}, but {where} holds "
             f"another secret ({fingerprint(secret)}): {get_it}")
-    if created:
-        _write_secret(Path(course.root) / SECRET_FILE, secret)
     _verified[url, recorded] = draw_of(secret)
     return _verified[url, recorded]
 
 
-def _wait_for_winner(course, seconds=5.0):
-    """The secret the winning grader writes right after recording it (or None after ``seconds``)."""
-    import time
-    deadline = time.monotonic() + seconds
-    while True:
-        secret, where = _local_secret(course)
-        if secret is not None or time.monotonic() > deadline:
-            return secret, where
-        time.sleep(0.1)
+def submission_draw(course, student, submission):
+    """The draw of one submission in the class run: the course's, narrowed to the student and the code
+    they handed in.  The same submission always gets the same inputs, on any machine; what one
+    learner learns of their inputs (an exception that prints its argument, shown in the feedback)
+    fits neither another learner's submission nor their own next one."""
+    import json
+    from . import notebooks
+    code = json.dumps([student, notebooks.learner_cells(submission)])
+    return f"{class_draw(course)}:{hashlib.sha256(code.encode()).hexdigest()}"
 
 
-def _write_secret(path, secret):
+def _create_secret(course):
+    """(secret, where, path) of a new secret written to the course's file, atomically (a link made
+    from a complete file): a grader of this machine that made it first wins, and its secret is used
+    (path None then: not ours to remove)."""
+    path = Path(course.root) / SECRET_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    secret = secrets.token_hex(32)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         handle.write(secret + "\n")
+    try:
+        os.link(partial, path)
+    except FileExistsError:
+        return (*_local_secret(course), None)
+    finally:
+        partial.unlink()
+    return secret, str(path), path
 
 
 def fingerprint_in_force(course):

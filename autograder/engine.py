@@ -67,6 +67,7 @@ class _Session:
                 continue
             try:
                 error, output = worker.run_cell(index, source, self.limits.cell_seconds)
+                error = _learners_own(error)
             except CellInterrupted as interrupted:  # as in a kernel: an error for this cell, the next cells run
                 error, output = _cell_error(interrupted), interrupted.output
             except WorkerError as failure:
@@ -168,6 +169,13 @@ class _Session:
     def close(self):
         if self.worker is not None:
             self.worker.close()
+
+
+def _learners_own(error):
+    """The learner's own error line, never named like one the engine writes ("Timeout: ..."): a class
+    of the learner's called Timeout must not read as a timeout in the instructor's summary."""
+    name = (error or "").split(":")[0]
+    return f"{name} (your exception){error[len(name):]}" if Kind.from_error_name(name) else error
 
 
 def _cell_error(failure):

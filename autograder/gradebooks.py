@@ -8,20 +8,25 @@ start from an empty gradebook, and the export would be silently lower:
 
 * ``move(from_url, to_url)`` copies the whole of nbgrader's gradebook into
   another database (``python -m autograder move-gradebook --from URL``);
-* ``stranded(course, url)`` finds the submissions of the course that a gradebook
-  it used before holds and ``url`` lacks; ``refusal`` words it with the command
-  that carries them over; ``remember`` records the gradebook a class run used.
+* ``stranded(course, url)`` finds the grades of the course that a gradebook it
+  used before holds and ``url`` lacks: graded submissions, and the scores, extra
+  credit and comments an instructor entered by hand; ``refusal`` words it with the
+  command that carries them over; ``remember`` records the gradebook a class run
+  used; ``retire`` records a gradebook the move command emptied into another one
+  (left stale by design: never compared again).
 
 URLs are printed without their password.
 """
 import collections
 import os
+import re
 import shlex
 from pathlib import Path
 
 from sqlalchemy import create_engine, delete, func, inspect, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.util import to_list
 
 from . import course as courses
 from . import course_secret
@@ -29,10 +34,14 @@ from .notebooks import NotebookError
 
 # The last gradebook a class run of the course graded into (it may hold a password: mode 0600).
 REMEMBERED = Path(courses.GRADING_LOG) / "gradebook-url"
+# The gradebooks move-gradebook carried the course's grades out of, one URL a line (mode 0600 too).
+RETIRED = Path(courses.GRADING_LOG) / "retired-gradebooks"
 # A gradebook server that does not answer must not hold up a class run for minutes.
 CONNECT_SECONDS = 10
 
 Moved = collections.namedtuple("Moved", "students submissions manual_grades manual_comments")
+# What another gradebook holds that this one lacks: graded submissions, hand-entered grades, comments.
+Missing = collections.namedtuple("Missing", "submissions grades comments")
 # What a database that cannot be reached, read or even driven raises.
 UNREADABLE = (SQLAlchemyError, OSError, ImportError)
 
@@ -46,17 +55,29 @@ def _safe_url(url):
     return _safe_url(url)
 
 
+def _passwords(url):
+    """Every string of ``url`` that may be its password: make_url's, a ``password`` query parameter's,
+    and what runs up to the last ``@`` (a raw ``@`` in the password, which make_url cuts short)."""
+    found = set()
+    try:
+        parsed = make_url(url)
+        found.add(parsed.password)
+        found.update(value for key in parsed.query if key.lower() == "password" for value in to_list(parsed.query[key]))
+    except (ArgumentError, ValueError, TypeError):
+        pass
+    found.update(re.findall(r"[?&;]password=([^&;#]*)", url, flags=re.IGNORECASE))
+    for password in re.findall(r"//[^:/@]*:(.*)@", url):
+        found.update([password, *password.split("@")])   # a driver may quote the rest as the host
+    return sorted((str(p) for p in found if p), key=len, reverse=True)   # a longer one before a part of it
+
+
 def scrub(text, *urls):
     """``text`` on one line, without the password of any of ``urls``."""
     line = str(text).strip().splitlines()[0] if str(text).strip() else type(text).__name__
     for url in filter(None, urls):
         line = line.replace(url, _safe_url(url))
-        try:
-            password = make_url(url).password
-        except (ArgumentError, ValueError):
-            password = None
-        if password:   # quoted some other way by a driver
-            line = line.replace(str(password), "***")
+        for password in _passwords(url):   # quoted some other way by a driver
+            line = line.replace(password, "***")
     return line
 
 
@@ -121,6 +142,35 @@ def _submissions(connection, assignments=None):
     if assignments is not None:
         query = query.where(assignment.c.name.in_(sorted(assignments)))
     return {tuple(row) for row in connection.execute(query)}
+
+
+def _hand_entered(connection, assignments=None):
+    """What an instructor entered by hand (formgrader) in the submissions (of ``assignments``): a tuple
+    ("grade", assignment, student, notebook, cell, manual score, extra credit) for each grade with
+    either, ("comment", assignment, student, notebook, cell, comment) for each written comment."""
+    if not inspect(connection).has_table("grade"):
+        return set()
+    tables = _tables()
+    submitted, assignment = tables["submitted_assignment"], tables["assignment"]
+    submitted_notebook, notebook, cell = tables["submitted_notebook"], tables["notebook"], tables["base_cell"]
+    found = set()
+    for kind, table, values, entered in (
+            ("grade", tables["grade"], ("manual_score", "extra_credit"),
+             tables["grade"].c.manual_score.is_not(None) | tables["grade"].c.extra_credit.is_not(None)),
+            ("comment", tables["comment"], ("manual_comment",), tables["comment"].c.manual_comment.is_not(None))):
+        query = (select(assignment.c.name, submitted.c.student_id, notebook.c.name, cell.c.name,
+                        *(table.c[name] for name in values))
+                 .select_from(table)
+                 .join(submitted_notebook, table.c.notebook_id == submitted_notebook.c.id)
+                 .join(submitted, submitted_notebook.c.assignment_id == submitted.c.id)
+                 .join(assignment, submitted.c.assignment_id == assignment.c.id)
+                 .join(notebook, submitted_notebook.c.notebook_id == notebook.c.id)
+                 .join(cell, table.c.cell_id == cell.c.id)
+                 .where(entered))
+        if assignments is not None:
+            query = query.where(assignment.c.name.in_(sorted(assignments)))
+        found.update((kind, *row) for row in connection.execute(query))
+    return found
 
 
 def _alembic_version(connection):
@@ -250,23 +300,43 @@ def _refuse_submissions(connection, name):
                              f"gradebook (nothing was copied, nothing merged)")
 
 
-def summary(moved, from_url, to_url):
-    """The one line the command prints after a move."""
-    return (f"carried over {moved.students} student(s), {moved.submissions} graded submission(s), "
+def summary(moved, from_url, to_url, retired=False):
+    """The one line the command prints after a move (``retired``: it retired ``from_url``)."""
+    line = (f"carried over {moved.students} student(s), {moved.submissions} graded submission(s), "
             f"{moved.manual_grades} manual grade(s) and {moved.manual_comments} manual comment(s) "
             f"from {_safe_url(from_url)} to {_safe_url(to_url)}")
+    if retired:
+        line += f"; {_safe_url(from_url)} is retired: the class run no longer compares with it"
+    return line
 
 
-def remember(course, url):
-    """Record ``url`` as the gradebook the class runs of ``course`` grade into (``stranded`` reads it)."""
-    path = course.root / REMEMBERED
+def _write_private(path, text):
+    """Replace ``path`` with ``text``, readable by its owner only (the URLs may hold passwords)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
     descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(url + "\n")
+        handle.write(text)
     os.chmod(partial, 0o600)   # in case it was left over with other permissions
     os.replace(partial, path)
+
+
+def _same(url, other):
+    try:
+        return same_database(url, other)
+    except GradebookError:   # a malformed URL recorded by hand: the same only as written
+        return url == other
+
+
+def remember(course, url):
+    """Record ``url`` as the gradebook the class runs of ``course`` grade into (``stranded`` reads it).
+
+    A retired ``url`` is no longer retired: grades may be added to it again, so it counts again."""
+    _write_private(course.root / REMEMBERED, url + "\n")
+    others = retired(course)
+    kept = [old for old in others if not _same(old, url)]
+    if kept != others:
+        _write_private(course.root / RETIRED, "".join(old + "\n" for old in kept))
 
 
 def remembered(course):
@@ -275,6 +345,23 @@ def remembered(course):
         return (course.root / REMEMBERED).read_text(encoding="utf-8").strip() or None
     except (FileNotFoundError, UnicodeDecodeError):
         return None
+
+
+def retire(course, url):
+    """Record that move-gradebook carried the grades of ``course`` out of ``url``: from then on the
+    grades live in the target, where they change (a student removed, a score corrected), so ``url``
+    is stale by design and ``stranded`` never compares with it again."""
+    kept = [old for old in retired(course) if not _same(old, url)]
+    _write_private(course.root / RETIRED, "".join(old + "\n" for old in [*kept, url]))
+
+
+def retired(course):
+    """The gradebook URLs ``retire`` recorded for ``course``."""
+    try:
+        text = (course.root / RETIRED).read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        return []
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 def _course_sqlite(course):
@@ -287,14 +374,17 @@ def _course_files(course):
     return {f"sqlite:///{course.root / name}": name for name in names if name}
 
 
-def _held(url, assignments):
-    """The (assignment, student) pairs ``url``'s gradebook holds; empty when it does not exist yet."""
+def _held(url, assignments, hand_entered=True):
+    """What ``url``'s gradebook holds of ``assignments``: ("submission", assignment, student) for each
+    graded submission and, with ``hand_entered``, the grades and comments entered by hand
+    (``_hand_entered``); empty when it does not exist yet."""
     if not _exists(url):
         return set()
     engine = _engine(url)
     try:
         with engine.connect() as connection:
-            return _submissions(connection, assignments)
+            held = {("submission", *pair) for pair in _submissions(connection, assignments)}
+            return held | _hand_entered(connection, assignments) if hand_entered else held
     finally:
         engine.dispose()
 
@@ -304,19 +394,22 @@ def stranded(course, url):
 
     The other gradebooks: the last one a class run graded into (``remember``), then the
     course's own SQLite files (``course.GRADEBOOK``, and ``course.LEGACY_GRADEBOOK`` where
-    earlier versions kept it) when they exist and ``url`` is another database.  A submission
-    is missing when its (assignment, student), of the course's registered exercises, is in
-    the other gradebook but not in ``url``'s.  Returns ``(other_url, number missing)`` for
-    the first that misses some, else None; also None when ``url``'s gradebook cannot be read
-    (it cannot tell), and an other one that cannot be read is passed over.  Creates no file
-    and no table.
+    earlier versions kept it) when they exist and ``url`` is another database; never one
+    move-gradebook retired (``retire``).  Of the course's registered exercises, what the other
+    gradebook holds and ``url``'s does not, compared exactly: a graded submission (assignment,
+    student), a hand-entered grade (its manual score and extra credit) or comment.  Returns
+    ``(other_url, Missing)`` for the first that misses some, else None; also None when
+    ``url``'s gradebook cannot be read (it cannot tell), and an other one that cannot be read
+    is passed over.  Creates no file and no table.
     """
     errors = (*UNREADABLE, GradebookError)
     assignments = {exercise.assignment for exercise in course.exercises}
+    gone = retired(course)
     others = []
     for other in (remembered(course), *_course_files(course)):
         try:
-            if other and not same_database(other, url) and not any(same_database(other, o) for o in others):
+            if (other and not same_database(other, url) and not any(same_database(other, o) for o in others)
+                    and not any(_same(other, old) for old in gone)):
                 others.append(other)
         except GradebookError:   # a malformed remembered URL: not a gradebook it used
             continue
@@ -328,11 +421,11 @@ def stranded(course, url):
         return None
     for other in others:
         try:
-            missing = len(_held(other, assignments) - here)
+            kinds = collections.Counter(entry[0] for entry in _held(other, assignments) - here)
         except errors:
             continue
-        if missing:
-            return other, missing
+        if kinds:
+            return other, Missing(kinds["submission"], kinds["grade"], kinds["comment"])
     return None
 
 
@@ -349,13 +442,14 @@ def _display(course, url):
 
 def refusal(course, url):
     """One line for a class run that would grade into ``url`` while another gradebook of the course
-    holds submissions it lacks (see ``stranded``): how many, and the command that carries them over."""
+    holds grades it lacks (see ``stranded``): how many of each kind, and the command that carries
+    them over."""
     found = stranded(course, url)
     if found is None:
         return None
     other, missing = found
     try:   # move-gradebook copies only into a gradebook without submissions
-        occupied = bool(_held(url, None))
+        occupied = bool(_held(url, None, hand_entered=False))
     except (*UNREADABLE, GradebookError):
         occupied = False
     command = ["python", "-m", "autograder", "move-gradebook", "--from", _safe_url(other)]
@@ -366,9 +460,11 @@ def refusal(course, url):
     if course.root != courses.REPO_ROOT:
         command += ["--course-root", str(course.root)]
     run = f"`{shlex.join(command)}`" + (" (*** being the password)" if "***" in " ".join(command) else "")
-    them = "them" if missing != 1 else "it"
-    lacks = (f"{_display(course, other)} holds {missing} graded submission{'s' if missing != 1 else ''} of this "
-             f"course that {_display(course, url)} does not")
+    them = "them" if sum(missing) != 1 else "it"
+    counted = [f"{number} {words}{'s' if number != 1 else ''}" for number, words in
+               zip(missing, ("graded submission", "hand-entered grade", "hand-entered comment")) if number]
+    held = " and ".join([", ".join(counted[:-1]), counted[-1]] if len(counted) > 1 else counted)
+    lacks = f"{_display(course, other)} holds {held} of this course that {_display(course, url)} does not"
     if occupied:
         return (f"{lacks}, and it holds others (gradebooks are never merged): set the gradebook back, or carry "
                 f"{them} over into a new, empty gradebook with {run} and grade into that one")

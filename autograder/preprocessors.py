@@ -58,10 +58,12 @@ class SandboxedExecute(NbGraderPreprocessor):
             raise notebooks.NotebookError(f"{info['notebook']}.ipynb is not a notebook of {exercise.assignment} "
                                           f"(expected {exercise.notebook})")
         source = exercise.source
-        # The class run's hidden inputs come from the course's secret, the one its gradebook records:
-        # a regrade, on any machine, reproduces the grades.
+        # The class run's hidden inputs come from the course's secret (the one its gradebook records) and
+        # the submission: a regrade, on any machine, reproduces the grades, and the inputs one learner's
+        # feedback may show fit no other submission.
         # The feedback speaks the notebook's language (its metadata's, else English); the scores do not depend on it.
-        report = engine.run_tests(exercise, nb, self.limits(), draw=course_secret.class_draw(exercise.course),
+        draw = course_secret.submission_draw(exercise.course, info["student"], nb)
+        report = engine.run_tests(exercise, nb, self.limits(), draw=draw,
                                   language=i18n.for_class_run(nb))
         present = {notebooks.meta(c).get("grade_id") for c in nb.cells if notebooks.is_test_cell(c)}
         for cell in source.notebook.cells:

@@ -368,6 +368,38 @@ class _DeadlineReader:
         return data
 
 
+class _DeadlineWriter:
+    """A file-like writer on a pipe whose writes fail after a deadline (``_DeadlineReader``'s twin).
+
+    The pipe is non-blocking and written in chunks as the worker reads them: a worker that stops
+    reading its requests (a learner cell that forged a reply, then sleeps) fills the pipe's buffer,
+    and the write then ends at the request's deadline instead of blocking the grader for ever."""
+
+    def __init__(self, fd):
+        self.fd, self.deadline = fd, None
+        os.set_blocking(fd, False)
+
+    def write(self, data):
+        view = memoryview(data).cast("B")
+        while view:
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0 or not select.select([], [self.fd], [], remaining)[1]:
+                raise TimeoutError
+            try:
+                written = os.write(self.fd, view[:1 << 20])
+            except BlockingIOError:  # writable, but not for this many bytes yet (an atomic small write)
+                time.sleep(0.001)
+                continue
+            view = view[written:]
+        return len(data)
+
+    def flush(self):
+        pass
+
+    def close(self):
+        os.close(self.fd)
+
+
 class ReplyBudget:
     """Bytes every worker of one submission may still send back, all replies together."""
 
@@ -423,7 +455,7 @@ class Worker:
         )
         os.close(requests_read)
         os.close(replies_write)
-        self._requests = os.fdopen(requests_write, "wb", buffering=0)
+        self._requests = _DeadlineWriter(requests_write)
         self._replies = _DeadlineReader(replies_read, self.budget)
         return self
 
@@ -477,7 +509,10 @@ class Worker:
             raise WorkerDied(_("the Python process running your code is not running"))
         now = time.monotonic()
         overall = self.deadline is not None and self.deadline - now < seconds
-        self._replies.deadline = min(now + seconds, self.deadline) if self.deadline is not None else now + seconds
+        # One deadline for writing the request and reading its reply: a worker that stops reading
+        # its pipe is killed at it, as one that never answers is.
+        deadline = min(now + seconds, self.deadline) if self.deadline is not None else now + seconds
+        self._requests.deadline = self._replies.deadline = deadline
         try:
             wire.send(self._requests, message)
             reply = wire.receive(self._replies)

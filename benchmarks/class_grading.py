@@ -4,9 +4,7 @@ Builds a synthetic class of exercise 01 (correct, wrong and broken submissions
 mixed), grades two identical copies of it in the same run, one with nbgrader's
 stock pipeline (each notebook executed in a Jupyter kernel, one after another)
 and one with the project's parallel command (sandboxed engine, one worker per
-core), both with one course secret (set in $ATTENTION_GRADING_SECRET, so the stock
-pipeline's kernels draw the same hidden inputs), checks that the grades are identical,
-and prints readable rows and then
+core), checks that the grades are identical, and prints readable rows and then
 
     RESULT {"submissions": N, "nbgrader_serial_s": a, "project_s": b, "speedup": a/b, "identical_grades": true}
 
@@ -15,7 +13,6 @@ Usage: python benchmarks/class_grading.py [--students 100] [--jobs N]
 import argparse
 import json
 import os
-import secrets
 import shutil
 import subprocess
 import sys
@@ -23,7 +20,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder import course_secret
 from autograder import fixtures as helpers   # the submission builder the tests use too
 from autograder.course import REPO_ROOT as REPO
 
@@ -77,8 +73,6 @@ def main():
     parser.add_argument("--jobs", type=int, default=None, help="the project's workers (default: one per core)")
     args = parser.parse_args()
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"  # alembic
-    # One course, one secret: both copies (and the stock pipeline's kernels) draw the same hidden inputs.
-    os.environ[course_secret.SECRET_VARIABLE] = secrets.token_hex(32)
 
     work = Path(tempfile.mkdtemp(prefix="class-grading-bench-"))
     try:

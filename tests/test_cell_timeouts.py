@@ -208,3 +208,12 @@ def test_the_self_check_names_a_hung_cell_as_the_cause(tmp_path):
     lines = selfcheck.report_text(helpers.exercise("01_softmax"), report, path).splitlines()
     assert lines[1].startswith("  FIRST FIX THIS: the cell starting `") and "Timeout" in lines[1], lines
     assert not [line for line in lines if "no function named" in line], lines
+
+
+def test_a_learners_exception_named_timeout_is_not_a_timeout():
+    """Only the engine names a cell's error Timeout: a learner's class of that name reads as theirs."""
+    notebook = _with_cells(CORRECT, "class Timeout(Exception):\n    pass\n\nraise Timeout('forged')")
+    report, _seconds = _grade(notebook)
+    (error,) = [run.error for run in report.cells if run.error]
+    assert error.startswith("Timeout (your exception): forged"), error
+    assert report.score == report.max_score

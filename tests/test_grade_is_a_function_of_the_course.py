@@ -32,12 +32,17 @@ DIGEST = ("import hashlib\n\n"
           "    raise ValueError('input ' + hashlib.sha256(x.tobytes()).hexdigest()[:16])\n")
 CLASS = {"alice": (SOFTMAX / "correct" / "logsumexp.py").read_text(),
          "carol": (SOFTMAX / "wrong" / "axis_ignored.py").read_text(),
-         "dora": DIGEST}
+         "dora": DIGEST, "erin": DIGEST}
 
 
 def _write_class(root):
     for student, code in CLASS.items():
-        helpers.write(helpers.submission("01_softmax", code), helpers.submitted(root, student))
+        notebook = helpers.submission("01_softmax", code)
+        if student == "alice":   # her written answer awaits the instructor
+            for cell in notebook.cells:
+                if cell.metadata.get("nbgrader", {}).get("grade_id") == "softmax_written_answer":
+                    cell.source = "Subtracting the maximum changes nothing: exp(x - c) cancels."
+        helpers.write(notebook, helpers.submitted(root, student))
 
 
 def _grade(root, *extra, db_url=None, env=None):
@@ -56,11 +61,12 @@ def _test_scores(db_url):
 
 
 def _messages(root, student):
-    """The error messages of the test cells of a student's autograded notebook."""
+    """{test: error message} of the test cells of a student's autograded notebook."""
     path = courses.course_at(root).autograded / student / "01_softmax" / "softmax.ipynb"
     notebook = json.loads(path.read_text())
-    return [output.get("evalue") for cell in notebook["cells"] if cell["cell_type"] == "code"
-            for output in cell.get("outputs", []) if output.get("output_type") == "error"]
+    return {cell["metadata"].get("nbgrader", {}).get("grade_id"): output.get("evalue")
+            for cell in notebook["cells"] if cell["cell_type"] == "code"
+            for output in cell.get("outputs", []) if output.get("output_type") == "error"}
 
 
 def test_two_machines_sharing_a_gradebook_draw_the_same_inputs_or_refuse(tmp_path, monkeypatch):
@@ -75,10 +81,13 @@ def test_two_machines_sharing_a_gradebook_draw_the_same_inputs_or_refuse(tmp_pat
     assert graded.returncode == 0, graded.stderr
     scores = _test_scores(url)
     digests = _messages(first, "dora")
-    assert any("input " in (message or "") for message in digests), digests
+    assert any("input " in (message or "") for message in digests.values()), digests
+    # The hidden inputs are the submission's own: what dora's feedback shows fits nobody else's.
+    erin = _messages(first, "erin")
+    assert digests["test_softmax_random"] != erin["test_softmax_random"]   # its inputs are drawn
     # The summary lists every student, sorted, with their score.
     rows = [line.split() for line in graded.stdout.splitlines() if line.startswith("  ")]
-    assert [row[0] for row in rows] == sorted(CLASS) and rows[0][1] == "7/8"
+    assert [row[0] for row in rows] == sorted(CLASS) and rows[0][1:] == ["7/8", "(+1", "by", "hand)"]
 
     before = shared.read_bytes()
     refused = _grade(second, "--force", db_url=url)          # machine B has no secret: it must not make one
@@ -128,7 +137,7 @@ def test_any_order_of_edit_release_and_grade_ends_with_the_current_points(tmp_pa
     assert released.returncode == 0, released.stderr
     assert "resuming" not in released.stdout
     assert _total(url, "alice") == (8.0, 9.0)
-    assert "resuming: 3 submission(s) already graded" in _grade(root).stdout
+    assert "resuming: 4 submission(s) already graded" in _grade(root).stdout
 
 
 def test_a_journal_entry_under_another_setting_is_never_replayed(tmp_path, monkeypatch):
@@ -145,14 +154,64 @@ def test_a_journal_entry_under_another_setting_is_never_replayed(tmp_path, monke
 
     monkeypatch.setattr(classrun, "memory_method", lambda limits: "VmHWM")   # a laptop without cgroups
     assert "resuming" not in run()
-    assert "resuming: 3" in run()
+    assert "resuming: 4" in run()
     monkeypatch.undo()
     if classrun.memory_method(SandboxedExecute().limits()) != "VmHWM":
         assert "resuming" not in run()           # a machine with a memory cgroup measures otherwise
-    assert "resuming: 3" in run()
+    assert "resuming: 4" in run()
     config = courses.load_config(root)
     config.SandboxedExecute.call_seconds = 7.0
     assert "resuming" not in run(config)
+    assert "resuming: 4" in run(config)
+
+    # Another writer changed a grade since (nbgrader autograde with other points, say): graded again.
+    url = helpers.gradebook_url(root)
+    with Gradebook(url) as gradebook:
+        grade = gradebook.find_grade("test_softmax_axis", "softmax", "01_softmax", "alice")
+        grade.auto_score = 5.0
+        gradebook.db.commit()
+    assert "resuming: 3" in run(config)
+    assert _total(url, "alice") == (7.0, 8.0)
+
+    # A due date and a late penalty decide grades too: the late submission is graded again, with it.
+    import datetime
+    (helpers.submitted(root, "carol").parent / "timestamp.txt").write_text("2026-01-02 00:00:00 UTC")
+    assert "resuming: 3" in run(config)              # its timestamp is part of the submission
+    with Gradebook(url) as gradebook:
+        gradebook.update_or_create_assignment("01_softmax", duedate=datetime.datetime(2026, 1, 1))
+    config.LateSubmissionPlugin.penalty_method = "zero"
+    assert "resuming" not in run(config)
+    with Gradebook(url) as gradebook:   # nbgrader keeps the penalty beside the raw score
+        assert gradebook.find_submission("01_softmax", "carol").late_submission_penalty == 4.0
+        assert gradebook.find_submission("01_softmax", "alice").late_submission_penalty == 0.0
+
+
+def test_a_sandbox_that_cannot_run_python_grades_nobody(tmp_path):
+    """A fault of the grading machine (here: limits too small for Python to start) is one line before
+    any submission, never a class of zeros kept in the gradebook and the journal."""
+    root = helpers.course(tmp_path)
+    _write_class(root)
+    config = courses.load_config(root)
+    config.SandboxedExecute.memory_bytes = 16 << 20
+    with pytest.raises(courses.NotebookError, match="the sandbox cannot run Python on this machine"):
+        classrun.grade_class("01_softmax", jobs=2, config=config, progress=False, out=io.StringIO())
+    assert not classrun.journal_path(courses.from_config(config), "01_softmax").exists()
+    assert not (root / courses.GRADEBOOK).exists() or _students(helpers.gradebook_url(root)) == set()
+
+
+def test_a_source_that_differs_from_the_learners_release_is_refused_on_a_new_gradebook(tmp_path):
+    """The release in exercises/ is what learners were given: a new gradebook never records an edited,
+    unreleased source as the release."""
+    root = helpers.course(tmp_path)
+    helpers.nbgrader("generate_assignment", "01_softmax", root=root)
+    _write_class(root)
+    (root / courses.GRADEBOOK).unlink()          # a new gradebook, the release kept
+    _points(root, "test_softmax_axis", +3)
+    refused = _grade(root)
+    assert refused.returncode != 0 and "is worth 5 points, released with 2" in refused.stderr, refused.stderr
+    assert f"--CourseDirectory.root={root}" in refused.stderr
+    with Gradebook(helpers.gradebook_url(root)) as gradebook:
+        assert gradebook.assignments == []
 
 
 def test_an_outside_course_is_read_everywhere_with_the_documented_flags(tmp_path):
@@ -182,9 +241,20 @@ def test_an_outside_course_is_read_everywhere_with_the_documented_flags(tmp_path
     assert (root / "autograder" / "feedback" / "mathjax").is_dir(), "MathJax goes next to that course's feedback"
     assert not (helpers.REPO / "gradebook.db").exists() or "carol" not in _students(f"sqlite:///{helpers.REPO / 'gradebook.db'}")
 
-    report = subprocess.run([sys.executable, "-m", "autograder", "report", "01_softmax", "--course-root", str(root)],
-                            cwd=helpers.REPO, capture_output=True, text=True, env=env, timeout=300)
-    assert report.returncode == 0, report.stderr
+    # From the course's own root, where its data folder autograder/ would shadow the package, with the
+    # nbgrader_config.py the instructors page gives for a course folder.
+    (root / "nbgrader_config.py").write_text(
+        f"c = get_config()\nload_subconfig({str(helpers.REPO / 'autograder' / 'nbgrader_config.py')!r})\n"
+        f"c.CourseDirectory.root = {str(root)!r}\n")
+    exported.unlink()
+    result = subprocess.run([sys.executable, "-m", "nbgrader", "export", "--to", str(exported)], cwd=root,
+                            capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0 and exported.is_file(), result.stderr
+    for command in (["report", "01_softmax", "--course-root", "."], ["grade", "01_softmax", "--course-root", ".",
+                                                                     "--no-progress"]):
+        done = subprocess.run([sys.executable, "-m", "autograder", *command], cwd=root, capture_output=True,
+                              text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stderr
     assert (root / "autograder" / "reports" / "01_softmax").is_dir()
 
 

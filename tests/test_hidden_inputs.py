@@ -152,3 +152,14 @@ def test_rng_depends_on_the_draw_and_the_label_only(draw):
     with checks.grading(exercise, draw=draw + "!"):
         d = checks.rng("x").normal(size=4)
     assert np.array_equal(a, b) and not np.array_equal(a, c) and not np.array_equal(a, d)
+
+
+def test_an_empty_secret_file_is_refused_and_nothing_recorded(tmp_path, monkeypatch):
+    """A failed copy (an empty file) is never taken for "no secret": that would record a new one."""
+    monkeypatch.delenv(course_secret.SECRET_VARIABLE, raising=False)
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    course = _copy(tmp_path / "d", url)
+    (course.root / course_secret.SECRET_FILE).write_text("\n")
+    with pytest.raises(course_secret.CourseSecretError, match="is empty"):
+        course_secret.class_draw(course)
+    assert course_secret.recorded_fingerprint(url) is None

@@ -112,3 +112,55 @@ def test_peak_memory_is_counted_by_the_kernel_for_the_whole_tree():
                            "    return 1.0")
         worker.call("f", [], {})
         assert worker.peak_memory() - worker.baseline >= 96 << 20
+
+
+# A learner cell that writes a forged "cell done" reply to its own reply pipe (the worker's second
+# argument), then sleeps for ever, ignoring signals and swallowing every exception: the grader
+# reads the forgery and sends the next request, which the worker never reads.
+FORGED_REPLY_THEN_SLEEP = (
+    "import json, os, signal, struct, sys, time\n"
+    "for number in (signal.SIGALRM, signal.SIGINT, signal.SIGTERM):\n"
+    "    signal.signal(number, signal.SIG_IGN)\n"
+    "header = json.dumps({'__dict__': {'ok': True, 'output': ''}}).encode()   # as worker.send encodes a dict\n"
+    "os.write(int(sys.argv[2]), struct.pack('!II', len(header), 0) + header)\n"
+    "while True:\n"
+    "    try:\n"
+    "        time.sleep(3600)\n"
+    "    except BaseException:\n"
+    "        pass\n")
+
+
+def test_a_worker_that_stops_reading_its_requests_is_killed_at_the_deadline():
+    """Writing a request is bounded by the request's deadline, as reading its reply is: a next cell
+    larger than the pipe's buffer (~200 KB) must not block the grader for ever."""
+    import threading
+
+    import nbformat
+
+    from autograder import checks, engine
+
+    code = (helpers.SUBMISSIONS / "01_softmax" / "correct" / "logsumexp.py").read_text()
+    notebook = helpers.submission("01_softmax", code)
+    position = next(i for i, c in enumerate(notebook.cells) if c.metadata.get("nbgrader", {}).get("solution"))
+    big = "# " + "x" * 98 + "\n"
+    notebook.cells.insert(position + 1, nbformat.v4.new_code_cell(FORGED_REPLY_THEN_SLEEP))
+    notebook.cells.insert(position + 2, nbformat.v4.new_code_cell(big * 2000))   # 200 KB of source
+    limits = Limits(cell_seconds=2, call_seconds=2, total_seconds=8)
+    outcome = {}
+
+    def grade():
+        outcome["report"] = engine.run_tests(helpers.exercise("01_softmax"), notebook, limits,
+                                             draw=checks.self_check_draw())
+
+    start = time.monotonic()
+    grading = threading.Thread(target=grade, daemon=True)   # a hang fails the test instead of hanging it
+    grading.start()
+    grading.join(limits.total_seconds + 30)
+    elapsed = time.monotonic() - start
+    assert not grading.is_alive(), "grading hung: writing a request to a worker that never reads it never returned"
+    assert elapsed < limits.total_seconds + 5, elapsed
+    report = outcome["report"]
+    forged = next(run for run in report.cells if run.first_line.startswith("import json, os, signal"))
+    assert forged.error is None, forged   # the grader took the forgery for the cell's reply
+    assert report.tests and all(not t.passed and t.score == 0 for t in report.tests), report.tests
+    assert any(t.kind.value in ("timeout", "crashed") for t in report.tests), report.tests
