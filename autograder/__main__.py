@@ -127,14 +127,21 @@ def _grade_class(args):
         config = course.load_config(args.course_root, args.db_url)
         outcomes = classrun.grade_class(args.assignment, jobs=args.jobs, force=args.force, students=args.student,
                                         shard=args.shard, config=config, progress=not args.no_progress)
-    except (classrun.Interrupted, classrun.GradebookMismatch) as error:
-        _exit(f"autograder: {error}")
-    except NotebookError as error:
-        _exit(f"autograder: {error}")
+    except (classrun.Interrupted, classrun.GradebookMismatch, NotebookError) as error:
+        _exit(_without_password(f"autograder: {error}", args))
     except Exception as error:
-        _exit(f"autograder: could not grade {args.assignment}: {type(error).__name__}: {error}".splitlines()[0])
+        _exit(_without_password(f"autograder: could not grade {args.assignment}: {type(error).__name__}: {error}",
+                                args))
     classrun.print_summary(args.assignment, outcomes)
     return 0
+
+
+def _without_password(message, args):
+    """``message`` on one line, without the password of the gradebook URL in use (a driver's error may
+    quote it in pieces)."""
+    import os
+    from .gradebooks import scrub
+    return scrub(message, args.db_url, os.environ.get(course.GRADEBOOK_URL_VARIABLE))
 
 
 def _language(args):

@@ -85,7 +85,10 @@ def grader_fingerprint(exercise):
     from importlib.metadata import version
     files = {path for pattern in ("*.py", "*.mo") for path in GRADER.rglob(pattern)
              if "__pycache__" not in path.parts and "course_data" not in path.parts}
-    files.add(Path(_inspect.getfile(exercise.catalogue)).resolve())
+    catalogue = Path(_inspect.getfile(exercise.catalogue)).resolve()
+    files.add(catalogue)
+    if (catalogue.parent / "__init__.py").is_file():   # its package: modules it imports only when a check runs
+        files |= {path for path in catalogue.parent.rglob("*.py") if "__pycache__" not in path.parts}
     files |= _loaded_course_modules()
     parts = [(str(path), path.read_bytes()) for path in sorted(files)]
     versions = {name: version(name) for name in ("numpy", "nbgrader", "nbformat")}
@@ -217,10 +220,10 @@ def _inspect_submission(submitted, source):
 def _visible_part(test_source):
     """What the release shows of a test cell: the source without its hidden-tests block."""
     lines, hidden = [], False
-    for line in test_source.splitlines():
-        if line.strip() == "### BEGIN HIDDEN TESTS":
+    for line in test_source.splitlines():   # nbgrader's rule (ClearHiddenTests): a line containing the marker
+        if "BEGIN HIDDEN TESTS" in line:
             hidden = True
-        elif line.strip() == "### END HIDDEN TESTS":
+        elif "END HIDDEN TESTS" in line:
             hidden = False
         elif not hidden:
             lines.append(line)
@@ -310,7 +313,7 @@ def _outcome(gradebook, assignment, student, graded, problems):
     if scores is None:
         return Outcome(student, False, 0.0, 0.0, problems + ["the gradebook holds no submission"])
     return Outcome(student, graded, *scores, problems, _record(gradebook, assignment, student),
-                   _awaiting(gradebook, assignment, student))
+                   _awaiting(gradebook, assignment, student) if graded else 0.0)
 
 
 def _awaiting(gradebook, assignment, student):
@@ -617,9 +620,9 @@ def grade_class(assignment, *, jobs=None, force=False, students=None, shard=None
     if stranded:                             # grades left in the gradebook used before: never start from empty
         raise notebooks.NotebookError(stranded)
     from .preprocessors import SandboxedExecute
-    check_sandbox(SandboxedExecute(config=config).limits())
     create_schema(course)
     course_secret.class_draw(course)         # this machine's secret is the gradebook's, or one line and stop
+    check_reference(course, exercise, SandboxedExecute(config=config).limits())
     check_released(course, exercise)         # before the gradebook records the source as released
     ensure_assignment(course, config, exercise, out=out)
     gradebooks.remember(course, course.gradebook_url)   # the gradebook this course's grades are in from now on
@@ -661,6 +664,7 @@ def release_changes(exercise):
              for c in release.cells if notebooks.meta(c).get("grade")}
     points, sources = source_record(exercise)
     changes = [f"{name} is not in the release" for name in sorted(set(points) - set(given))]
+    changes += [f"{name} was removed from the source" for name in sorted(set(given) - set(points))]
     for name in sorted(set(points) & set(given)):
         if points[name] != given[name][0]:
             changes.append(f"{name} is worth {points[name]:g} points, released with {given[name][0]:g}")
@@ -684,21 +688,23 @@ def check_released(course, exercise):
             f"{exercise.assignment} --force{where}` (from this repository's autograder/), then grade again")
 
 
-def check_sandbox(limits):
-    """Before any submission: the sandbox runs Python with NumPy on this machine.  Otherwise every
-    submission would score 0 for a fault of the grader's (a broken environment, a missing
-    bubblewrap, limits too small for Python), so the run stops with one line instead."""
-    from .sandbox import Worker, WorkerError
-    try:
-        with Worker(limits) as worker:
-            error, _output = worker.run_cell(0, "import numpy\nnumpy.ones(3).sum()", limits.cell_seconds)
-    except WorkerError as failure:
-        error = str(failure)
-    if error:
+def check_reference(course, exercise, limits):
+    """Before any submission: the reference solution (the source notebook) earns every automatic point
+    here, with these limits, this sandbox and the class run's inputs.  Otherwise students would lose
+    points for a fault of the grader's (a broken environment, a missing bubblewrap, limits too small,
+    a hidden test that cannot pass), so the run stops with one line instead."""
+    from . import engine
+    source = exercise.source.notebook
+    draw = course_secret.submission_draw(course, "(reference solution)", source)
+    report = engine.run_tests(exercise, source, limits, draw=draw)
+    failed = [test for test in report.tests if not test.passed]
+    if failed:
+        first = failed[0]
         raise notebooks.NotebookError(
-            f"the sandbox cannot run Python on this machine ({safe.terminal(error)[:200]}); nothing was "
-            f"graded: run the command from the course's environment (source .venv/bin/activate) and check "
-            f"the limits in autograder/nbgrader_config.py")
+            f"the reference solution of {exercise.assignment} scores {report.score:g}/{report.max_score:g} on this "
+            f"machine ({first.grade_id}: {safe.terminal(first.message)[:200]}); nothing was graded: run the "
+            f"command from the course's environment (source .venv/bin/activate), and check the limits in "
+            f"autograder/nbgrader_config.py and the hidden tests of {exercise.source_path}")
 
 
 def _check_selection(course, assignment, folders, students, shard):

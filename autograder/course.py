@@ -239,10 +239,11 @@ def load_config(course_root=None, db_url=None):
     overrides = Config()
     if course_root:
         root = Path(course_root).resolve()
+        if not root.is_dir():   # one line, and no folder made for a typo
+            raise NotebookError(f"--course-root {course_root}: no such folder")
         overrides.CourseDirectory.root = str(root)
         if not db_url and not os.environ.get(GRADEBOOK_URL_VARIABLE):
             db_url = f"sqlite:///{root / GRADEBOOK}"   # that course's own gradebook, not this repository's
-            (root / GRADEBOOK).parent.mkdir(parents=True, exist_ok=True)
     if db_url:
         overrides.CourseDirectory.db_url = db_url
     config.merge(overrides)

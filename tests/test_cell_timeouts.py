@@ -217,3 +217,14 @@ def test_a_learners_exception_named_timeout_is_not_a_timeout():
     (error,) = [run.error for run in report.cells if run.error]
     assert error.startswith("Timeout (your exception): forged"), error
     assert report.score == report.max_score
+
+
+def test_a_learners_own_alarm_is_not_a_timeout():
+    """The worker's interruption flag is the learner's process speaking: a timeout is read from the
+    grader's own clock, so a cell that sets off its own alarm after a millisecond is not one."""
+    trick = ("import signal\nsignal.setitimer(signal.ITIMER_REAL, 0.001)\n"
+             "try:\n    while True:\n        pass\nexcept KeyboardInterrupt:\n    pass")
+    report, _seconds = _grade(_with_cells(CORRECT, trick))
+    errors = [run.error for run in report.cells if run.error]
+    assert errors and not [e for e in errors if e.startswith("Timeout") or "did not finish" in e], errors
+    assert report.score == report.max_score
