@@ -132,5 +132,5 @@ def course(tmp_path):
     root = tmp_path / "course"
     shutil.copytree(REPO_ROOT / "solutions", root / "solutions",
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
-    (root / GRADEBOOK).parent.mkdir(parents=True, exist_ok=True)
+    (root / "autograder").mkdir(parents=True, exist_ok=True)   # the course's data folder (course.py)
     return root

@@ -106,7 +106,9 @@ def test_two_machines_share_postgresql_and_the_guides_folders(tmp_path, new_post
         os.symlink(a / "autograder" / shared, b / "autograder" / shared)
     command = [sys.executable, "-m", "autograder", "grade", "01_softmax", "--jobs", "1", "--no-progress",
                "--db-url", db_url]
-    runs = [subprocess.Popen(command + ["--course-root", str(root), "--shard", f"{k}/2"], cwd=helpers.REPO,
+    # Each machine has the course's secret, as the guide says (here both from the environment).
+    env = {**os.environ, "ATTENTION_GRADING_SECRET": "the course's secret"}
+    runs = [subprocess.Popen(command + ["--course-root", str(root), "--shard", f"{k}/2"], cwd=helpers.REPO, env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for k, root in ((1, a), (2, b))]
     for run in runs:
         out, err = run.communicate(timeout=900)

@@ -137,12 +137,14 @@ def test_a_course_elsewhere_is_graded_with_its_own_hidden_tests(tmp_path):
     here = json.loads(_grade_cli(path, helpers.REPO).stdout)
     assert here["score"] == here["max_score"]
 
-    # The class run, with --course-root and nothing else.
+    # The class run, with --course-root and nothing else, runs that course's tests too: its reference
+    # solution cannot pass the test that always fails, so nobody is graded with it.
     helpers.write(solved, helpers.submitted(root, "alice"))
     run = subprocess.run([sys.executable, "-m", "autograder", "grade", "01_softmax", "--no-progress",
                           "--course-root", str(root)], cwd=helpers.REPO, capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    assert helpers.gradebook_scores(root) == {"alice": report["max_score"] - points}
+    assert run.returncode != 0 and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert f"scores {report['max_score'] - points:g}/{report['max_score']:g}" in run.stderr and COURSE_TEST in run.stderr
+    assert helpers.gradebook_scores(root) == {}
 
 
 # --------------------------------------------------------------------------- a throwaway exercise

@@ -68,8 +68,7 @@ def test_the_class_run_never_prints_a_gradebook_password(tmp_path):
     root = helpers.course(tmp_path)
     helpers.write(helpers.submission("01_softmax", "def softmax(x, axis=-1):\n    return x"),
                   helpers.submitted(root, "alice"))
-    for url in ("postgresql://u:S3C@RET@PW@127.0.0.1:1/db", "postgresql://:hunter2@127.0.0.1:1/db",
-                "postgresql://u@127.0.0.1:1/db?password=hunter2"):
-        result = _grade("--course-root", str(root), "--db-url", url)
-        assert result.returncode != 0 and len(result.stderr.strip().splitlines()) == 1, result.stderr
-        assert not any(word in result.stderr for word in ("S3C", "RET", "PW@", "hunter2")), result.stderr
+    # A password with an @, which a driver's error quotes in pieces (the other URL forms: test_gradebook_move).
+    result = _grade("--course-root", str(root), "--db-url", "postgresql://u:S3C@RET@PW@127.0.0.1:1/db")
+    assert result.returncode != 0 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert not any(word in result.stderr for word in ("S3C", "RET", "PW@")), result.stderr

@@ -145,7 +145,7 @@ def test_a_worker_that_stops_reading_its_requests_is_killed_at_the_deadline():
     big = "# " + "x" * 98 + "\n"
     notebook.cells.insert(position + 1, nbformat.v4.new_code_cell(FORGED_REPLY_THEN_SLEEP))
     notebook.cells.insert(position + 2, nbformat.v4.new_code_cell(big * 2000))   # 200 KB of source
-    limits = Limits(cell_seconds=2, call_seconds=2, total_seconds=8)
+    limits = Limits(cell_seconds=2, call_seconds=2, total_seconds=5)
     outcome = {}
 
     def grade():
