@@ -140,11 +140,14 @@ def source_record(exercise):
 def unreleased_changes(gradebook, exercise):
     """How the source notebook differs from the release the gradebook holds: one phrase per cell."""
     released = released_record(gradebook, exercise)
-    if released is None:
-        return []
-    (old_points, old_sources), (new_points, new_sources) = released, source_record(exercise)
-    changes = [f"{name} is new" for name in sorted(set(new_points) - set(old_points))]
-    changes += [f"{name} was removed" for name in sorted(set(old_points) - set(new_points))]
+    return [] if released is None else _differences(released, source_record(exercise))
+
+
+def _differences(released, current):
+    """One phrase per graded cell whose points or tests differ between two (points, test sources)."""
+    (old_points, old_sources), (new_points, new_sources) = released, current
+    changes = [f"{name} is not in the release" for name in sorted(set(new_points) - set(old_points))]
+    changes += [f"{name} was removed from the source" for name in sorted(set(old_points) - set(new_points))]
     for name in sorted(set(old_points) & set(new_points)):
         if old_points[name] != new_points[name]:
             changes.append(f"{name} is worth {new_points[name]:g} points, released with {old_points[name]:g}")
@@ -297,43 +300,42 @@ def _autograde(assignment, student):
 
 
 # --------------------------------------------------------------------------- the gradebook
-def _scores(gradebook, assignment, student):
-    """(score, max_score) of the student's submission in the gradebook, or None when there is none."""
+def _submission(gradebook, assignment, student):
+    """The student's submission in the gradebook, or None when there is none."""
     from nbgrader.api import MissingEntry
     try:
-        submission = gradebook.find_submission(assignment, student)
+        return gradebook.find_submission(assignment, student)
     except MissingEntry:
         return None
-    return float(submission.score), float(submission.max_score)
+
+
+def _scores(gradebook, assignment, student):
+    """(score, max_score) of the student's submission in the gradebook, or None when there is none."""
+    submission = _submission(gradebook, assignment, student)
+    return None if submission is None else (float(submission.score), float(submission.max_score))
 
 
 def _outcome(gradebook, assignment, student, graded, problems):
     """The Outcome of one student, with the scores the gradebook holds (never a guess)."""
-    scores = _scores(gradebook, assignment, student)
-    if scores is None:
+    submission = _submission(gradebook, assignment, student)
+    if submission is None:
         return Outcome(student, False, 0.0, 0.0, problems + ["the gradebook holds no submission"])
-    return Outcome(student, graded, *scores, problems, _record(gradebook, assignment, student),
-                   _awaiting(gradebook, assignment, student) if graded else 0.0)
+    return Outcome(student, graded, float(submission.score), float(submission.max_score), problems,
+                   _record(submission), _awaiting(submission) if graded else 0.0)
 
 
-def _awaiting(gradebook, assignment, student):
+def _awaiting(submission):
     """Points of the student's answers nobody has scored yet (the feedback's rule: feedback.awaits_grading)."""
     from .feedback import awaits_grading
-    submission = gradebook.find_submission(assignment, student)
     return float(sum(grade.max_score for notebook in submission.notebooks for grade in notebook.grades
                      if awaits_grading(grade)))
 
 
-def _record(gradebook, assignment, student):
-    """A digest of what the autograder put in the gradebook for the student: each grade's automatic
+def _record(submission):
+    """A digest of what the autograder put in the gradebook for the submission: each grade's automatic
     score and points, and the late penalty.  A journal entry is replayed only while the gradebook
     still holds exactly this (nbgrader autograde, or any other writer, may have changed it since);
     manual scores are not in it: a regrade keeps them."""
-    from nbgrader.api import MissingEntry
-    try:
-        submission = gradebook.find_submission(assignment, student)
-    except MissingEntry:
-        return ""
     grades = sorted((notebook.name, grade.name, grade.auto_score, grade.max_score)
                     for notebook in submission.notebooks for grade in notebook.grades)
     return _digest([("grades", json.dumps([grades, submission.late_submission_penalty]).encode())])
@@ -366,38 +368,8 @@ def verify(course, exercise, outcomes):
                 wrong.append(f"{outcome.student} (summary {outcome.score:g}, gradebook {submission.score:g})")
     if wrong:
         raise GradebookMismatch(f"{len(wrong)} submission(s) reported graded are not in the gradebook "
-                                f"{_safe_url(course.gradebook_url)} as reported: {', '.join(wrong[:5])}"
+                                f"{safe.url_without_password(course.gradebook_url)} as reported: {', '.join(wrong[:5])}"
                                 + (" ..." if len(wrong) > 5 else ""))
-
-
-def _safe_url(url):
-    """The gradebook URL without a password, in each form libpq takes one: ``user:pw@``, ``:pw@``
-    (no user), a raw ``@`` inside it, and a ``password`` query parameter.  A URL with nothing to
-    hide is returned as written (rendering would percent-encode a non-ASCII course path)."""
-    from urllib.parse import quote_plus
-
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
-
-    def redacted(text):   # what make_url cannot parse, or parses ambiguously: hide too much, never too little
-        text = re.sub(r"([?&;]password=)[^&;#]*", r"\1***", text, flags=re.IGNORECASE)
-        return re.sub(r"(//[^:/@]*):.*@", r"\1:***@", text)   # greedy: up to the last "@"
-
-    url = str(url)
-    try:
-        parsed = make_url(url)
-    except (ArgumentError, ValueError, TypeError):
-        return redacted(url)
-    if parsed.password is not None and "@" in f"{parsed.host or ''}{parsed.database or ''}":
-        return redacted(url)   # a raw "@" in the password: make_url ends the password at the first one
-    hidden = {key for key in parsed.query if key.lower() == "password"}
-    if parsed.password is None and not hidden:
-        return url
-    rendered = parsed.set(query={}).render_as_string(hide_password=True)
-    query = [f"{quote_plus(key)}={'***' if key in hidden else quote_plus(value)}"
-             for key in sorted(parsed.query)
-             for value in ([parsed.query[key]] if isinstance(parsed.query[key], str) else parsed.query[key])]
-    return rendered + ("?" + "&".join(query) if query else "")
 
 
 def create_schema(course, attempts=5):
@@ -541,7 +513,8 @@ def plan(course, exercise, folders, *, config, force=False):
 
     A submission's key covers its notebooks and ``grading_key``, so a change to anything that decides
     its grade regrades it.  A journal entry is replayed only when it was graded without an nbgrader
-    error and the gradebook still holds that submission: a failure is always tried again.
+    error and the gradebook still holds that submission with the automatic scores it was given then
+    (``_record``): a failure is always tried again.
     """
     from nbgrader.api import Gradebook
     done = {} if force else _read_journal(journal_path(course, exercise.assignment))
@@ -552,8 +525,8 @@ def plan(course, exercise, folders, *, config, force=False):
             key = _digest(_file_digests(folder) + [("setting", setting.encode())])
             entry = done.get(student)
             if (entry is not None and entry["key"] == key and entry.get("replayable")
-                    and _scores(gradebook, exercise.assignment, student) is not None
-                    and entry.get("record") == _record(gradebook, exercise.assignment, student)):
+                    and (submission := _submission(gradebook, exercise.assignment, student)) is not None
+                    and entry.get("record") == _record(submission)):
                 # the scores now in the gradebook: a manual grade given since counts
                 outcomes.append(_outcome(gradebook, exercise.assignment, student, entry["graded"],
                                          entry["problems"]))
@@ -628,7 +601,7 @@ def grade_class(assignment, *, jobs=None, force=False, students=None, shard=None
     gradebooks.remember(course, course.gradebook_url)   # the gradebook this course's grades are in from now on
     outcomes, tasks = plan(course, exercise, folders, config=config, force=force)
     if outcomes:
-        print(f"resuming: {len(outcomes)} submission(s) already graded in {_safe_url(course.gradebook_url)}, "
+        print(f"resuming: {len(outcomes)} submission(s) already graded in {safe.url_without_password(course.gradebook_url)}, "
               f"{len(tasks)} to go (--force grades them all again)", file=out)
 
     path = journal_path(course, assignment)
@@ -660,17 +633,11 @@ def release_changes(exercise):
     if not exercise.release_path.is_file():
         return []
     release = nbformat.read(exercise.release_path, as_version=4)
-    given = {notebooks.meta(c)["grade_id"]: (float(notebooks.meta(c).get("points", 0)), c.source.strip())
-             for c in release.cells if notebooks.meta(c).get("grade")}
+    graded = [(notebooks.meta(c), c.source.strip()) for c in release.cells if notebooks.meta(c).get("grade")]
+    given = ({meta["grade_id"]: float(meta.get("points", 0)) for meta, _source in graded},
+             {meta["grade_id"]: source for meta, source in graded})
     points, sources = source_record(exercise)
-    changes = [f"{name} is not in the release" for name in sorted(set(points) - set(given))]
-    changes += [f"{name} was removed from the source" for name in sorted(set(given) - set(points))]
-    for name in sorted(set(points) & set(given)):
-        if points[name] != given[name][0]:
-            changes.append(f"{name} is worth {points[name]:g} points, released with {given[name][0]:g}")
-        elif name in sources and _visible_part(sources[name]) != given[name][1]:
-            changes.append(f"{name} has other visible tests than released")
-    return changes
+    return _differences(given, (points, {name: _visible_part(source) for name, source in sources.items()}))
 
 
 def check_released(course, exercise):

@@ -20,6 +20,7 @@ import os
 import secrets
 from pathlib import Path
 
+from . import safe
 from .notebooks import NotebookError
 
 SECRET_VARIABLE = "ATTENTION_GRADING_SECRET"
@@ -110,7 +111,6 @@ def class_draw(course):
     Creates the course's secret only when neither this machine nor the gradebook has one;
     else raises CourseSecretError with the one line that says how to get the course's secret.
     """
-    from .classrun import _safe_url as safe_url
     url = course.gradebook_url
     secret, where = _local_secret(course)
     if secret is not None and (url, fingerprint(secret)) in _verified:
@@ -130,11 +130,11 @@ def class_draw(course):
               f"{Path(course.root) / SECRET_FILE}, or set {SECRET_VARIABLE} to its contents")
     if secret is None:
         raise CourseSecretError(
-            f"the gradebook {safe_url(url)} was graded with the course secret {recorded}, and this machine "
+            f"the gradebook {safe.url_without_password(url)} was graded with the course secret {recorded}, and this machine "
             f"has none ({where} does not exist): {get_it}; a new secret would draw other hidden inputs")
     if fingerprint(secret) != recorded:
         raise CourseSecretError(
-            f"the gradebook {safe_url(url)} was graded with the course secret {recorded}, but {where} holds "
+            f"the gradebook {safe.url_without_password(url)} was graded with the course secret {recorded}, but {where} holds "
             f"another secret ({fingerprint(secret)}): {get_it}")
     _verified[url, recorded] = draw_of(secret)
     return _verified[url, recorded]

@@ -29,7 +29,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.util import to_list
 
 from . import course as courses
-from . import course_secret
+from . import course_secret, safe
 from .notebooks import NotebookError
 
 # The last gradebook a class run of the course graded into (it may hold a password: mode 0600).
@@ -48,11 +48,6 @@ UNREADABLE = (SQLAlchemyError, OSError, ImportError)
 
 class GradebookError(NotebookError):
     """A gradebook that cannot be moved; ``str()`` is one line, without passwords."""
-
-
-def _safe_url(url):
-    from .classrun import _safe_url   # here, not at the top: the class run imports this module
-    return _safe_url(url)
 
 
 def _passwords(url):
@@ -75,7 +70,7 @@ def scrub(text, *urls):
     """``text`` on one line, without the password of any of ``urls``."""
     line = str(text).strip().splitlines()[0] if str(text).strip() else type(text).__name__
     for url in filter(None, urls):
-        line = line.replace(url, _safe_url(url))
+        line = line.replace(url, safe.url_without_password(url))
         for password in _passwords(url):   # quoted some other way by a driver
             line = line.replace(password, "***")
     return line
@@ -85,7 +80,7 @@ def _parse(url):
     try:
         return make_url(url)
     except (ArgumentError, ValueError):
-        raise GradebookError(f"{_safe_url(url)!r} is not a database URL (e.g. sqlite:////abs/path/gradebook.db "
+        raise GradebookError(f"{safe.url_without_password(url)!r} is not a database URL (e.g. sqlite:////abs/path/gradebook.db "
                              f"or postgresql://user@host/gradebook)") from None
 
 
@@ -224,10 +219,10 @@ def move(from_url, to_url):
     what the target received.
     """
     from nbgrader.api import Base, Gradebook
-    source, target = _safe_url(from_url), _safe_url(to_url)
+    source, target = safe.url_without_password(from_url), safe.url_without_password(to_url)
     for url in (from_url, to_url):
         if _sqlite_file(url) is None:
-            raise GradebookError(f"{_safe_url(url)} is an SQLite database in memory, gone with the process: "
+            raise GradebookError(f"{safe.url_without_password(url)} is an SQLite database in memory, gone with the process: "
                                  f"name a file (sqlite:////abs/path/gradebook.db)")
     if same_database(from_url, to_url):
         raise GradebookError(f"{source} and {target} are the same database: nothing to move")
@@ -304,9 +299,9 @@ def summary(moved, from_url, to_url, retired=False):
     """The one line the command prints after a move (``retired``: it retired ``from_url``)."""
     line = (f"carried over {moved.students} student(s), {moved.submissions} graded submission(s), "
             f"{moved.manual_grades} manual grade(s) and {moved.manual_comments} manual comment(s) "
-            f"from {_safe_url(from_url)} to {_safe_url(to_url)}")
+            f"from {safe.url_without_password(from_url)} to {safe.url_without_password(to_url)}")
     if retired:
-        line += f"; {_safe_url(from_url)} is retired: the class run no longer compares with it"
+        line += f"; {safe.url_without_password(from_url)} is retired: the class run no longer compares with it"
     return line
 
 
@@ -437,7 +432,7 @@ def _display(course, url):
                 return name
         except GradebookError:
             break
-    return _safe_url(url)
+    return safe.url_without_password(url)
 
 
 def refusal(course, url):
@@ -452,11 +447,11 @@ def refusal(course, url):
         occupied = bool(_held(url, None, hand_entered=False))
     except (*UNREADABLE, GradebookError):
         occupied = False
-    command = ["python", "-m", "autograder", "move-gradebook", "--from", _safe_url(other)]
+    command = ["python", "-m", "autograder", "move-gradebook", "--from", safe.url_without_password(other)]
     if occupied:
         command += ["--to", "NEW_URL"]
     elif url != os.environ.get(courses.GRADEBOOK_URL_VARIABLE, _course_sqlite(course)):
-        command += ["--to", _safe_url(url)]   # not the one the command defaults to
+        command += ["--to", safe.url_without_password(url)]   # not the one the command defaults to
     if course.root != courses.REPO_ROOT:
         command += ["--course-root", str(course.root)]
     run = f"`{shlex.join(command)}`" + (" (*** being the password)" if "***" in " ".join(command) else "")

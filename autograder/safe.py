@@ -13,6 +13,9 @@ report.  Two functions cover every place where such text reaches a person:
   else: plain names unchanged, any other one as a Python string literal, with
   its newlines and escapes written out as ``\\n`` and ``\\x1b``.
 
+And one for the instructor's own secrets: ``url_without_password(url)``, a
+gradebook URL as it may be shown.
+
 HTML pages (feedback, formgrader) are made safe by nbconvert's sanitiser and a
 Content-Security-Policy, see ``nbgrader_config.py``.
 """
@@ -69,3 +72,33 @@ def quoted(name):
     if _PLAIN_NAME.fullmatch(name):
         return name
     return ascii(name) if not name.isprintable() or any(not _visible(c) for c in name) else repr(name)
+
+
+def url_without_password(url):
+    """The gradebook URL without a password, in each form libpq takes one: ``user:pw@``, ``:pw@``
+    (no user), a raw ``@`` inside it, and a ``password`` query parameter.  A URL with nothing to
+    hide is returned as written (rendering would percent-encode a non-ASCII course path)."""
+    from urllib.parse import quote_plus
+
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    def redacted(text):   # what make_url cannot parse, or parses ambiguously: hide too much, never too little
+        text = re.sub(r"([?&;]password=)[^&;#]*", r"\1***", text, flags=re.IGNORECASE)
+        return re.sub(r"(//[^:/@]*):.*@", r"\1:***@", text)   # greedy: up to the last "@"
+
+    url = str(url)
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError, TypeError):
+        return redacted(url)
+    if parsed.password is not None and "@" in f"{parsed.host or ''}{parsed.database or ''}":
+        return redacted(url)   # a raw "@" in the password: make_url ends the password at the first one
+    hidden = {key for key in parsed.query if key.lower() == "password"}
+    if parsed.password is None and not hidden:
+        return url
+    rendered = parsed.set(query={}).render_as_string(hide_password=True)
+    query = [f"{quote_plus(key)}={'***' if key in hidden else quote_plus(value)}"
+             for key in sorted(parsed.query)
+             for value in ([parsed.query[key]] if isinstance(parsed.query[key], str) else parsed.query[key])]
+    return rendered + ("?" + "&".join(query) if query else "")

@@ -20,7 +20,7 @@ from nbgrader.api import Base, Gradebook
 
 import helpers
 import postgres
-from autograder import classrun, gradebooks
+from autograder import classrun, gradebooks, safe
 from autograder import course as courses
 from autograder.notebooks import NotebookError
 
@@ -308,7 +308,7 @@ def test_the_command_retires_the_gradebook_it_moved_out_of(graded, tmp_path):
     ("sqlite:////courses/講義 1/gradebook.db", "sqlite:////courses/講義 1/gradebook.db"),
 ], ids=["user", "no-user", "query", "query-and-user", "at-sign", "at-sign-unparsable", "malformed", "sqlite"])
 def test_urls_are_shown_without_their_password(url, shown):
-    assert classrun._safe_url(url) == shown
+    assert safe.url_without_password(url) == shown
     # a driver's error quotes the URL, or the password, or (a raw "@" in it) the host make_url took
     if "pw1" not in url:
         return
