@@ -17,7 +17,7 @@ import signal
 import sys
 from pathlib import Path
 
-from . import course, i18n, safe, selfcheck
+from . import course, i18n, notebooks, safe, selfcheck
 from .i18n import _
 from .notebooks import NotebookError
 
@@ -35,7 +35,8 @@ def _parser():
     check.add_argument("--json", action="store_true", help="print one JSON object and nothing else")
     check.add_argument("--course-root", help="grade against this course's source (default: the repository)")
     check.add_argument("--model-answers", action="store_true",
-                       help="after grading, print the model answer of each written question (for self-learners)")
+                       help="after grading, print the model answer of each written question (for self-learners; "
+                            "only where the course offers them)")
     check.add_argument("--lang", help="the report's language, en or ja (default: the notebook's metadata "
                                       "attention_book.language, else LANGUAGE, LC_ALL, LC_MESSAGES, LANG, else en)")
     grade = commands.add_parser("grade", help="grade every submission of an assignment, in parallel")
@@ -81,9 +82,12 @@ def _collect(args):
         config = course.load_config(args.course_root)
         if args.exchange:
             from nbgrader.exchange.default.exchange import Exchange
+
+            from . import exchange
             root = Exchange(config=config).root
             inbound = Path(root) / config.CourseDirectory.course_id / "inbound"
-            collect.collect_exchange(course.from_config(config), inbound, args.assignment)
+            exchange.collect_exchange(course.from_config(config), inbound, args.assignment,
+                                      ignore=course.coursedir(config).ignore)
         else:
             collect.collect(course.from_config(config), args.assignment, args.zips)
     except NotebookError as error:
@@ -162,10 +166,17 @@ def _report(args):
         _exit(f"autograder: {error}")
     except Exception as error:
         _exit(f"autograder: could not write the report: {type(error).__name__}: {error}".splitlines()[0])
-    print(path.read_text(encoding="utf-8"), end="")
+    _print(path.read_text(encoding="utf-8"), end="")
     with i18n.language(language):
-        print("\n" + _("(written to {markdown} and {chart})").format(markdown=path, chart=path.with_suffix('.png')))
+        _print("\n" + _("(written to {markdown} and {chart})").format(markdown=path, chart=path.with_suffix('.png')))
     return 0
+
+
+def _print(text, end="\n"):
+    """Print ``text`` as this output can encode it (what it cannot is replaced): a Japanese report on an
+    ASCII terminal is printed, not a UnicodeEncodeError."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    print(text.encode(encoding, errors="replace").decode(encoding), end=end)
 
 
 def main(argv=None):
@@ -191,18 +202,26 @@ def main(argv=None):
         except Exception as error:  # never a traceback for the learner
             _exit(_("autograder: could not grade {notebook}: {error}").format(
                 notebook=args.notebook, error=f"{type(error).__name__}: {error}").splitlines()[0])
-    answers = exercise.source.model_answers if args.model_answers else None
+    # Model answers only where the course offers them ([course] model_answers in its registry).
+    offered = args.model_answers and exercise.course.offers_model_answers
+    try:
+        answers = exercise.model_answers if offered else None
+    except NotebookError as error:   # the wheel's model_answers.json damaged
+        _exit(f"autograder: {error}")
     if args.json:
         result = report.as_json(args.notebook)
         if answers is not None:
             result["model_answers"] = answers
-        print(json.dumps(result))
+        print(json.dumps(notebooks.without_surrogates(result)))   # valid Unicode, whatever the path holds
     else:
         print(selfcheck.report_text(exercise, report, args.notebook))
         with i18n.language(report.language):
             for grade_id, text in (answers or {}).items():
                 print("\n" + _("Model answer ({grade_id}); compare it with yours, your instructor grades yours:").format(
                     grade_id=grade_id) + "\n" + text)
+    if args.model_answers and not offered:   # asked for, not given: says so, and the status says so too
+        with i18n.language(report.language):
+            _exit(_("autograder: --model-answers: this course does not offer model answers"))
     return 0
 
 

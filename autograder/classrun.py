@@ -475,13 +475,14 @@ def journal_path(course, assignment):
 
 
 def memory_method(limits):
-    """How the peak memory of learner code is measured here: by a memory cgroup, or per process (VmHWM)."""
-    from .sandbox import MemoryCgroup
+    """How the peak memory of learner code is measured here: by a memory cgroup (v1 or v2), or not at all
+    (then ``check_reference`` refuses an assignment that bounds memory), by the workers' own rule
+    (``sandbox.count_out_of_reach``)."""
+    from .sandbox import MemoryCgroup, count_out_of_reach, sandbox_available
     group = MemoryCgroup.create(limits.tree_memory_bytes)
-    if group is None:
-        return "VmHWM"
-    group.remove()
-    return f"cgroup v{group.version}"
+    if group is not None:
+        group.remove()
+    return f"cgroup v{group.version}" if count_out_of_reach(group, sandbox_available()) else "not measured"
 
 
 def grading_key(course, exercise, config, gradebook):
@@ -664,6 +665,13 @@ def check_reference(course, exercise, limits):
     source = exercise.source.notebook
     draw = course_secret.submission_draw(course, "(reference solution)", source)
     report = engine.run_tests(exercise, source, limits, draw=draw)
+    unmeasured = [test.grade_id for test in report.tests if test.kind is Kind.NOT_MEASURED]
+    if unmeasured:   # no memory cgroup here: refuse rather than score a bound nothing measured
+        raise notebooks.NotebookError(
+            f"{exercise.assignment} bounds memory ({', '.join(unmeasured)}) and the grader cannot measure memory "
+            f"on this machine (no memory cgroup out of the learners' reach); nothing was graded: grade it where the "
+            f"grader has bubblewrap and can create a memory cgroup (cgroup v2 with the memory controller delegated "
+            f"to its cgroup, or cgroup v1's memory controller as root)")
     failed = [test for test in report.tests if not test.passed]
     if failed:
         first = failed[0]

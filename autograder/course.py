@@ -4,8 +4,8 @@ The one description of the layout, used by nbgrader's configuration
 (``nbgrader_config.py``), the self-check, the class run and the report.
 Paths are relative to the course root (the repository, for this book's course;
 an instructor's fork or any other folder with ``--course-root``; for the
-self-check of an installed wheel, the copy of solutions/ packaged as
-``autograder/course_data``, see ``default_course``)::
+self-check of an installed wheel, the public course packaged as
+``autograder/course_data``, see ``default_course`` and ``public_course``)::
 
   solutions/exercises.toml                  the registry: one entry per exercise
   solutions/<NN_name>/<name>.ipynb          nbgrader source: solutions, hidden tests (hand-edited)
@@ -22,23 +22,27 @@ self-check of an installed wheel, the copy of solutions/ packaged as
 
 An exercise is registered once, in ``solutions/exercises.toml``; its assignment
 id, notebook, catalogue, library module and contract functions derive from
-that entry (see ``Exercise``).
+that entry (see ``Exercise``).  The registry's ``[course]`` table holds the
+course's settings (``public_course.SETTINGS``): whether learner tools may show
+the model answers of written questions, and where the reference solutions come
+from.
 """
 import dataclasses
 import functools
 import importlib
+import json
 import os
 import tomllib
 from pathlib import Path
 
-from . import notebooks
+from . import notebooks, public_course
 from .i18n import _
 from .notebooks import NotebookError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-# The wheel ships the repository's solutions/ here (pyproject.toml): the
-# registry, the source notebooks' hidden tests and reference solutions.
-PACKAGED_SOURCE = Path(__file__).resolve().parent / "course_data"
+# The wheel ships the public course here (pyproject.toml, public_course.py): the registry,
+# the book's exercises without their solutions, their hidden tests.
+PACKAGED_SOURCE = Path(__file__).resolve().parent / public_course.PACKAGE_DATA
 COURSE_ROOT_VARIABLE = "ATTENTION_COURSE_ROOT"
 
 # nbgrader's CourseDirectory settings, relative to the course root.
@@ -100,10 +104,22 @@ class Exercise:
 
     @functools.cached_property
     def source(self):
-        """The trusted source notebook (tests, points, reference solution)."""
+        """The trusted source notebook (tests, points, reference solution: its solution cells', or
+        the library module's in a course whose reference solutions are the library's)."""
         if not self.source_path.is_file():
             raise NotebookError(f"exercise {self.assignment} is registered but {self.source_path} does not exist")
-        return notebooks.SourceNotebook(self.assignment, self.source_path)
+        library = self.library_module if self.course.settings["reference"] == "library" else None
+        return notebooks.SourceNotebook(self.assignment, self.source_path, library=library)
+
+    @property
+    def model_answers(self):
+        """{grade_id: text} of the written questions' model answers that a learner's tool may show
+        after grading: none unless the course offers them (``[course] model_answers``)."""
+        if not self.course.offers_model_answers:
+            return {}
+        if self.course.settings["reference"] == "library":   # the public course: its notebooks hold none
+            return self.course.published_model_answers.get(self.assignment, {})
+        return self.source.model_answers
 
     @property
     def functions(self):
@@ -163,15 +179,52 @@ class Course:
         return self.db_url or f"sqlite:///{self.root / GRADEBOOK}"
 
     @functools.cached_property
-    def exercises(self):
-        """The registered exercises, in registry order."""
+    def registry(self):
+        """The registry file, parsed."""
         path = self.source / REGISTRY
         try:
-            entries = tomllib.loads(path.read_text(encoding="utf-8")).get("exercise", [])
+            return tomllib.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise NotebookError(f"{self.root} is not a course: no exercise registry {path}") from None
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
             raise NotebookError(f"{path}: cannot be read ({error})".splitlines()[0]) from None
+
+    @functools.cached_property
+    def settings(self):
+        """The course's settings, ``[course]`` in the registry, checked, defaults filled in
+        (``public_course.SETTINGS``); a one-line NotebookError for a bad one."""
+        try:
+            return public_course.course_settings(self.registry, self.source / REGISTRY)
+        except public_course.PublicCourseError as error:
+            raise NotebookError(str(error)) from None
+
+    @property
+    def offers_model_answers(self):
+        """May learner tools show the model answers of written questions after grading?"""
+        return self.settings["model_answers"] == "after-grading"
+
+    @functools.cached_property
+    def published_model_answers(self):
+        """{assignment: {grade_id: text}} of a public course that offers model answers (the wheel's
+        ``model_answers.json``); {} when it has none."""
+        path = self.source / public_course.MODEL_ANSWERS_FILE
+        try:
+            answers = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            raise NotebookError(f"{path}: cannot be read ({type(error).__name__})") from None
+        if not isinstance(answers, dict) or not all(isinstance(v, dict) and all(isinstance(a, str) for a in v.values())
+                                                    for v in answers.values()):
+            raise NotebookError(f"{path}: not a table of model answers")
+        return answers
+
+    @functools.cached_property
+    def exercises(self):
+        """The registered exercises, in registry order."""
+        path = self.source / REGISTRY
+        self.settings   # a bad [course] table stops every use of the course, in one line
+        entries = self.registry.get("exercise", [])
         fields = {"number", "name", "chapter", "catalogue"}
         exercises = []
         for entry in entries:
@@ -227,8 +280,9 @@ def default_course():
 
 def packaged_course():
     """The book's course as installed with the wheel: its source folder is the package
-    data ``autograder/course_data`` (a copy of solutions/); it has no release folder
-    and keeps no submissions, so it is for grading one notebook, never a class."""
+    data ``autograder/course_data``, the public course (``public_course``: no solution,
+    reference solutions from the library); it has no release folder and keeps no
+    submissions, so it is for grading one notebook, never a class."""
     return course_at(PACKAGED_SOURCE.parent, source_directory=PACKAGED_SOURCE.name)
 
 

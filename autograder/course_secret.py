@@ -171,6 +171,13 @@ def _create_secret(course):
     return secret, str(path), path
 
 
+def seal_key(course):
+    """The key that seals what the grader records in an autograded notebook (``preprocessors.record``),
+    derived from the course's secret, which learner code never sees; None on a machine without it."""
+    secret, _where = _local_secret(course)
+    return hashlib.sha256(b"attention-book sealed records\0" + secret.encode()).digest() if secret else None
+
+
 def fingerprint_in_force(course):
     """The fingerprint of this machine's secret for ``course`` (after ``class_draw`` accepted it)."""
     secret, _where = _local_secret(course)

@@ -23,9 +23,9 @@ import numpy as np
 
 from . import checks, i18n, notebooks
 from .i18n import N_, _
-from .results import STOPPED, CellRun, Kind, Report, TestResult
-from .sandbox import (CellHung, CellInterrupted, DeadlinePassed, Limits, RemoteError, ReplyBudget, Worker,
-                      WorkerError, WorkerTimeout)
+from .results import NOT_ATTEMPTED, NOT_IMPLEMENTED_LINE, STOPPED, CellRun, Kind, Report, TestResult
+from .sandbox import (CellHung, CellInterrupted, DeadlinePassed, Limits, MemoryUnmeasurable, RemoteError,
+                      ReplyBudget, Worker, WorkerError, WorkerTimeout)
 
 
 class _Session:
@@ -43,17 +43,19 @@ class _Session:
     whatever it does.
     """
 
-    def __init__(self, cells, limits, deadline):
+    def __init__(self, cells, limits, deadline, hidden=()):
         self.cells, self.limits, self.deadline = cells, limits, deadline
+        self.hidden = hidden   # folders the worker must not see even inside a bound one (Worker)
         self.budget = ReplyBudget(limits.reply_bytes)
         self.output_left = limits.output_chars
         self.worker, self.runs, self.fatal = None, [], None
         self.hung = set()    # indexes of the cells that ignored their interruption: skipped from then on
         self.incidents = []  # every WorkerError met, so a test can tell a timeout from a wrong answer
         self.changed = []    # (function, argument indexes) of calls that changed their inputs, this test
+        self.not_implemented = False   # did a function still raise NotImplementedError, this test?
 
     def _new_worker(self):
-        return Worker(self.limits, deadline=self.deadline, budget=self.budget).start()
+        return Worker(self.limits, deadline=self.deadline, budget=self.budget, hidden=self.hidden).start()
 
     def _run_cells(self, worker):
         """Run the learner's cells in ``worker``, each within ``cell_seconds``, skipping the hung ones.
@@ -149,6 +151,7 @@ class _Session:
         cells included, minus the baseline; so memory set aside by a cell and
         reused inside the call counts too.  Nothing the learner's process says
         about itself enters the number, and nothing slows the call down.
+        Without a memory cgroup there is no such number: MemoryUnmeasurable.
         """
         if self.fatal:
             raise self.fatal
@@ -215,7 +218,10 @@ class _Proxy:
             else:
                 value, changed = self._session.call(self.__name__, args, kwargs)
         except RemoteError as error:
-            raise LearnerError(self.__name__, str(error)) from None
+            learner = LearnerError(self.__name__, str(error))
+            if checks.describe_exception(learner) == NOT_IMPLEMENTED_LINE:
+                self._session.not_implemented = True   # a fact for the report, never read back from a message
+            raise learner from None
         except WorkerError as error:
             raise LearnerError(self.__name__, f"{STOPPED} {error}") from None
         if changed:
@@ -270,8 +276,10 @@ def run_tests(exercise, submission, limits=Limits(), *, draw, language=None):
             return run_tests(exercise, submission, limits, draw=draw)
     source = exercise.source
     deadline = time.monotonic() + limits.total_seconds
-    session = _Session(notebooks.learner_cells(submission), limits, deadline)
+    # The course's folder holds its solutions, secret and gradebook: never seen by the learner's code.
+    session = _Session(notebooks.learner_cells(submission), limits, deadline, hidden=(exercise.course.root,))
     results = []
+    catalogued = frozenset(m.id for m in (*checks.SHARED_MISTAKES, *exercise.catalogue.MISTAKES))
     try:
         try:
             session.ensure_started()
@@ -279,19 +287,22 @@ def run_tests(exercise, submission, limits=Limits(), *, draw, language=None):
             pass  # every test below fails with the same reason
         with checks.grading(exercise, draw=draw):
             for test in source.tests:
-                results.append(_run_test(test, source, session, deadline, limits))
+                seen = len(session.incidents)
+                result = _run_test(test, source, session, deadline, limits, catalogued)
+                results.append(_unless_unmeasurable(result, session.incidents[seen:]))
     finally:
         session.close()
     results = [dataclasses.replace(result, message=i18n.tidy(result.message)) for result in results]
     return Report(source.assignment, source.name, results, session.runs or [], i18n.current())
 
 
-def _run_test(test, source, session, deadline, limits):
-    """Run one test cell of the source with proxies for the learner's functions."""
+def _run_test(test, source, session, deadline, limits, catalogued=frozenset()):
+    """Run one test cell of the source with proxies for the learner's functions; a failed one's findings
+    are the ``catalogued`` mistake ids its checks named."""
     namespace = {"__name__": "__autograder_test__", "np": np}
     namespace.update({name: _Proxy(session, name) for name in source.functions})
     seen = len(session.incidents)
-    session.changed = []
+    session.changed, session.not_implemented = [], False
     # Every wrong call of the test is diagnosed, not only the first: `expect` collects.
     with checks.collecting() as found:
         try:
@@ -309,7 +320,7 @@ def _run_test(test, source, session, deadline, limits):
             message = checks.summary(found, _failure_message(error, test.source))
             if kind is Kind.FAILED and session.changed and not _names_changed_input(found, message):
                 message = _changed_input_message(source, *session.changed[0])  # the cause, not its symptom
-            return TestResult(test.grade_id, 0.0, test.points, message, kind)
+            return TestResult(test.grade_id, 0.0, test.points, message, kind, _findings(found, catalogued, session))
     # A test whose own code passed is passed, as in a kernel, even if an input was written into: the
     # grader's arrays are never changed, and the hidden checks' ``attempt`` names that mistake.
     if found:
@@ -317,8 +328,29 @@ def _run_test(test, source, session, deadline, limits):
         if session.changed and not _names_changed_input(found, message):
             # the learner's function wrote into its input: the cause, whatever else it showed
             message = _changed_input_message(source, *session.changed[0])
-        return TestResult(test.grade_id, 0.0, test.points, message, _kind(session, seen))
+        return TestResult(test.grade_id, 0.0, test.points, message, _kind(session, seen),
+                          _findings(found, catalogued, session))
     return TestResult(test.grade_id, test.points, test.points, "")
+
+
+def _findings(found, catalogued, session):
+    """A failed test's findings (``TestResult.findings``): the catalogued mistakes ``expect`` named, each
+    once (the shared "modifies_input" too when a function wrote into its input, which the message then
+    names), then NOT_ATTEMPTED when a function raised NotImplementedError.  Never read from a message,
+    which may quote the learner's own exception text."""
+    keys = [key for key, _message in found] + (["modifies_input"] if session.changed else [])
+    named = tuple(dict.fromkeys(key for key in keys if key in catalogued))
+    return named + ((NOT_ATTEMPTED,) if session.not_implemented else ())
+
+
+def _unless_unmeasurable(result, incidents):
+    """``result``, unless its test asked for a peak of memory this machine cannot measure: then it has
+    no verdict (neither a pass nothing measured nor a mistake from a call that never ran), scores
+    nothing and says why in one line (``Kind.NOT_MEASURED``)."""
+    unmeasurable = next((incident for incident in incidents if isinstance(incident, MemoryUnmeasurable)), None)
+    if unmeasurable is None:
+        return result
+    return dataclasses.replace(result, score=0.0, message=str(unmeasurable), kind=Kind.NOT_MEASURED)
 
 
 def _kind(session, seen):

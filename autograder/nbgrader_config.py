@@ -16,13 +16,14 @@ import nbgrader
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbconvert.preprocessors.sanitize import SanitizeHTML
+from nbgrader.converters import Autograde
 from nbgrader.validator import Validator
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests,
                                     GetGrades, IgnorePattern, LimitOutput, SaveAutoGrades)
 
 from autograder import course, validate
 from autograder.mathjax import copy_mathjax
-from autograder.preprocessors import SandboxedExecute
+from autograder.preprocessors import ReplaceLoneSurrogates, SandboxedExecute
 
 HERE = Path(__file__).resolve().parent
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
@@ -37,22 +38,26 @@ for setting, folder in course.LAYOUT.items():
 if os.environ.get(course.GRADEBOOK_URL_VARIABLE):
     c.CourseDirectory.db_url = os.environ[course.GRADEBOOK_URL_VARIABLE]
 
-# LMS import: use `python -m autograder collect ASSIGNMENT` (autograder/collect.py), which
-# reads Canvas's and Moodle's layouts, decodes names zipped without the UTF-8 flag, keeps
-# the late marker and the zip's time as the timestamp, lists every file it skips and exits
-# non-zero when it collects nothing.  `nbgrader zip_collect` still works for Canvas's
-# layout (<student>_[late_]<user id>_<submission id>_<notebook>[-<resubmission>].ipynb,
-# underscores allowed in the student part), but with none of the above.
+# LMS import: `python -m autograder collect ASSIGNMENT` (autograder/collect.py) reads Canvas's
+# and Moodle's layouts: the student id is the LMS's user id, never a display name; entries are
+# streamed within bounds; every file skipped is listed.  `nbgrader zip_collect` reads the zips
+# with the same code through nbgrader's two plug-in points (autograder/zip_plugins.py), and gives
+# the same ids, files and timestamps.
 c.ZipCollectApp.downloaded_directory = course.DOWNLOADED
-c.ZipCollectApp.collector_plugin = "nbgrader.plugins.FileNameCollectorPlugin"
-c.FileNameCollectorPlugin.named_regexp = (
-    r".*/(?P<student_id>[^/]+?)_(?:late_)?\d+_\d+_(?P<file_id>[^/]+?)(?:-\d+)?\.ipynb$")
+c.ZipCollectApp.extractor_plugin = "autograder.zip_plugins.BoundedExtractor"
+c.ZipCollectApp.collector_plugin = "autograder.zip_plugins.LmsIdCollector"
+c.ExchangeFactory.collect = "autograder.exchange.DescriptorCollect"  # nbgrader collect: owner = student, no links, bounded
+# nbgrader export: the CSV module quotes every cell, and a text cell never starts a spreadsheet formula.
+c.ExportApp.plugin_class = "autograder.export.SpreadsheetSafeCsvExportPlugin"
 
 # The release needs no executed outputs, and stays byte-for-byte reproducible.
 c.GenerateAssignment.force = True
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 
-# Grading: the sandboxed engine replaces nbgrader's in-kernel Execute step.
+# Grading: the sandboxed engine replaces nbgrader's in-kernel Execute step.  Before nbgrader's own
+# sanitising steps, a lone surrogate in the submission's JSON becomes U+FFFD (nbgrader could not write
+# the notebook otherwise, and the student would not be graded).
+c.Autograde.sanitize_preprocessors = [ReplaceLoneSurrogates, *Autograde.sanitize_preprocessors.make_dynamic_default()]
 c.Autograde.autograde_preprocessors = [
     SandboxedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
     SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,

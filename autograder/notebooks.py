@@ -7,7 +7,9 @@ edited or deleted, are ignored, because the tests that run are the source's.
 """
 import ast
 import functools
+import importlib
 import json
+import re
 import types
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +36,9 @@ class TestCell:
 class SourceNotebook:
     assignment: str          # e.g. "01_softmax"
     path: Path               # solutions/01_softmax/softmax.ipynb
+    # The module holding the reference solution ("attention.softmax") when the notebook holds none:
+    # the public course the wheel ships (``public_course``); None: the notebook's own solution cells.
+    library: str | None = None
 
     @property
     def name(self):
@@ -75,7 +80,10 @@ class SourceNotebook:
 
     @functools.cached_property
     def reference(self):
-        """The reference solution: a namespace holding what the notebook's non-test code cells define."""
+        """The reference solution: a namespace holding what the notebook's non-test code cells define,
+        or the library module ``library``."""
+        if self.library is not None:
+            return importlib.import_module(self.library)
         namespace = {"__name__": f"reference_{self.assignment}"}
         for cell in self.notebook.cells:
             if cell.cell_type == "code" and not is_test_cell(cell) and not is_self_check(cell):
@@ -166,9 +174,25 @@ class Node(dict):
 
 def _node(value):
     if isinstance(value, dict):
-        return Node((key, _node(item)) for key, item in value.items())
+        return Node((without_surrogates(key), _node(item)) for key, item in value.items())
     if isinstance(value, list):
         return [_node(item) for item in value]
+    return without_surrogates(value) if isinstance(value, str) else value
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")   # in a str, only ever lone ones (json.loads joins pairs)
+
+
+def without_surrogates(value):
+    """``value`` (a string, or JSON: dicts and lists) with each lone surrogate replaced by U+FFFD, keys
+    included.  A notebook's JSON may hold one as an escape ("\\ud800"), which no editor writes and no
+    UTF-8 file can hold: left in, compiling the cell, writing the notebook or printing a message fails."""
+    if isinstance(value, str):
+        return _SURROGATES.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return type(value)((without_surrogates(key), without_surrogates(item)) for key, item in value.items())
+    if isinstance(value, list):
+        return [without_surrogates(item) for item in value]
     return value
 
 

@@ -1,28 +1,37 @@
 """The class misconception report: ``python -m autograder report ASSIGNMENT``.
 
-For one assignment, how many students made each catalogued mistake, read from
-the diagnostic messages in the autograded notebooks (the messages come from
-the exercise's catalogue, so each one names exactly one mistake).  Writes a
-Markdown page with a table and a bar chart (PNG) to
-``autograder/reports/ASSIGNMENT/`` of the course, so an instructor sees what to teach again.
+For one assignment, how many students made each catalogued mistake.  What is
+counted are the findings the grader recorded with each test's result when it
+graded (``preprocessors.record``): the ids of the mistakes its checks named, how
+the test ended, whether a function was not written yet; never text matched in
+the feedback, which quotes the learner's own exceptions.  The records are sealed
+with the course's secret, so a record a submission brings is not believed, and
+a notebook graded without them (an older grader, stock nbgrader) is counted as
+unknown, in one line, never guessed from its text.  Writes a Markdown page with
+a table and a bar chart (PNG) to ``autograder/reports/ASSIGNMENT/`` of the
+course, so an instructor sees what to teach again.
 
-The feedback may be in any language the grader speaks (each notebook's own, see
-``i18n``): a mistake is counted whichever language named it.  The report's
-headings and the messages it quotes are in the language it is asked for
-(``--lang``); the mistake ids stay as they are.
+The ids do not depend on the language the feedback was written in.  The
+report's headings and the messages it quotes are in the language it is asked
+for (``--lang``); the mistake ids stay as they are.
 """
 import collections
 from pathlib import Path
 
-from . import i18n, notebooks
+from . import course_secret, i18n, notebooks
 from .checks import SHARED_MISTAKES
 from .i18n import N_, _
-from .results import NOT_IMPLEMENTED, Kind
+from .preprocessors import read_record
+from .results import NOT_ATTEMPTED, Kind
 
+UNKNOWN = "(findings not recorded)"
+MAX_AUTOGRADED_BYTES = 64 << 20   # an autograded notebook larger than this was not written by this grader
 # What the rows that are not catalogued mistakes mean (their ids stay English, as the mistakes' ids).
-EXTRA_ROWS = {"(not attempted)": N_("a function still raises NotImplementedError"),
+EXTRA_ROWS = {NOT_ATTEMPTED: N_("a function still raises NotImplementedError"),
               "(timeout or crash)": N_("the code was stopped: too slow, endless, or it killed its process"),
               "(other wrong answer)": N_("a failed test, and no catalogued mistake named for this student")}
+UNKNOWN_ROW = N_("graded without the findings this grader records (an older version, or stock nbgrader): "
+                 "not counted in the other rows")
 # Fonts with Japanese glyphs, for the chart of a Japanese report (else its labels stay English).
 CJK_FONTS = ("Noto Sans CJK JP", "Noto Sans JP", "IPAexGothic", "IPAGothic", "TakaoGothic", "VL Gothic",
              "Hiragino Sans", "Yu Gothic", "MS Gothic")
@@ -30,13 +39,11 @@ CJK_FONTS = ("Noto Sans CJK JP", "Noto Sans JP", "IPAexGothic", "IPAGothic", "Ta
 
 def count_mistakes(course, assignment):
     """(students, Counter mistake id -> students, dict id -> message) for the autograded class;
-    the messages in the current language."""
+    the messages in the current language.  A student whose notebook holds no verified record of every
+    test counts only under UNKNOWN (that row is listed only when someone is in it)."""
     exercise = course.exercise(assignment)
     catalogued = {m.id: m for m in (*SHARED_MISTAKES, *exercise.catalogue.MISTAKES)}
     mistakes = {i: mistake.translated() for i, mistake in catalogued.items()}
-    # Each mistake's message in every language, as the feedback may hold it.
-    variants = {i: set(i18n.in_each_language(mistake.translated)) for i, mistake in catalogued.items()}
-    not_implemented = set(i18n.in_each_language(lambda: _(NOT_IMPLEMENTED)))
     extra = {row: _(text) for row, text in EXTRA_ROWS.items()}
     counts = collections.Counter()
     students = sorted(p.parent.name for p in course.autograded.glob(f"*/{assignment}") if p.is_dir())
@@ -44,24 +51,58 @@ def count_mistakes(course, assignment):
         raise notebooks.NotebookError(f"nothing graded for {assignment}: expected autograded notebooks in "
                                       f"{course.autograded / '<student>' / assignment}/ "
                                       f"(run python -m autograder grade {assignment} first)")
+    key = course_secret.seal_key(course)
+    if key is None:
+        raise notebooks.NotebookError(
+            f"the findings of {assignment} are sealed with the course's grading secret, which this machine does "
+            f"not have: copy {course_secret.SECRET_FILE} from the machine that graded, or set "
+            f"{course_secret.SECRET_VARIABLE}")
     for student in students:
+        results = _recorded_results(key, exercise, course.autograded / student / assignment, student)
+        if results is None:
+            counts[UNKNOWN] += 1
+            continue
         found, unexplained = set(), False
-        for path in (course.autograded / student / assignment).glob("*.ipynb"):
-            for _grade_id, ename, message in notebooks.test_cell_errors(path):
-                named = {i for i, texts in variants.items() if any(text in message for text in texts)}
-                if named:
-                    found |= named
-                elif Kind.from_error_name(ename) is not Kind.FAILED:
-                    found.add("(timeout or crash)")
-                elif any(text in message for text in not_implemented):
-                    found.add("(not attempted)")
-                else:
-                    unexplained = True
+        for kind, findings in results:
+            named = set(findings) & set(catalogued)
+            if named:
+                found |= named
+            elif kind in (Kind.TIMEOUT, Kind.CRASHED):
+                found.add("(timeout or crash)")
+            elif NOT_ATTEMPTED in findings:
+                found.add(NOT_ATTEMPTED)
+            elif kind is Kind.FAILED:
+                unexplained = True
         # a visible test fails too when a catalogued mistake was named: that is the same mistake
         if unexplained and not (found & set(mistakes)):
             found.add("(other wrong answer)")
         counts.update(found)
+    if counts[UNKNOWN]:
+        extra[UNKNOWN] = _(UNKNOWN_ROW)
     return students, counts, {**mistakes, **extra}
+
+
+def _recorded_results(key, exercise, folder, student):
+    """[(Kind, findings)] of every test of ``exercise`` that the grader recorded in the student's autograded
+    notebook (a failed test's only), or None unless every test holds a record whose seal verifies."""
+    source = exercise.source
+    path = folder / f"{source.name}.ipynb"
+    try:
+        if path.stat().st_size > MAX_AUTOGRADED_BYTES:
+            return None
+        notebook = notebooks.read_notebook(path)
+    except (OSError, notebooks.NotebookError, RecursionError):
+        return None
+    recorded = {}
+    for cell in notebook.cells:
+        grade_id = notebooks.meta(cell).get("grade_id")
+        if notebooks.is_test_cell(cell) and isinstance(grade_id, str) and grade_id not in recorded:
+            result = read_record(key, (exercise.assignment, source.name, student, grade_id), cell)
+            if result is not None:
+                recorded[grade_id] = result
+    if any(test.grade_id not in recorded for test in source.tests):
+        return None
+    return [recorded[test.grade_id] for test in source.tests if recorded[test.grade_id][0] is not Kind.PASSED]
 
 
 def _cjk_font():
@@ -109,6 +150,11 @@ def write_report(course, assignment, out_dir=None, language=i18n.ENGLISH):
         lines = ["# " + _("{assignment}: what the class got wrong").format(assignment=assignment), "",
                  _("{count} autograded submissions. A student counts once per mistake, "
                    "however many tests showed it.").format(count=len(students)), "",
+                 *([_("{count} of them hold no findings recorded by this grader (graded by an older version or "
+                      "by stock nbgrader): counted as `{row}` only; grade them again with `python -m autograder "
+                      "grade {assignment} --force`.").format(count=counts[UNKNOWN], row=UNKNOWN,
+                                                            assignment=assignment), ""]
+                   if counts[UNKNOWN] else []),
                  "![{alt}](misconceptions.png)".format(alt=_("students per mistake")), "",
                  "| {} | {} | {} | {} |".format(_("mistake"), _("students"), _("share"), _("what the grader told them")),
                  "|---|---:|---:|---|"]

@@ -17,6 +17,7 @@ class Kind(enum.Enum):
     FAILED = "failed"       # an assertion (or the learner's exception) failed it
     TIMEOUT = "timeout"     # the learner's code ran past a wall-clock limit
     CRASHED = "crashed"     # the learner's process died
+    NOT_MEASURED = "not measured"   # a bound on memory this machine cannot measure (no memory cgroup): no verdict
 
     @property
     def error_name(self):
@@ -29,7 +30,8 @@ class Kind(enum.Enum):
         return next((kind for kind, name in _ERROR_NAMES.items() if name == ename), None)
 
 
-_ERROR_NAMES = {Kind.FAILED: "TestFailed", Kind.TIMEOUT: "Timeout", Kind.CRASHED: "ProcessDied"}
+_ERROR_NAMES = {Kind.FAILED: "TestFailed", Kind.TIMEOUT: "Timeout", Kind.CRASHED: "ProcessDied",
+                Kind.NOT_MEASURED: "NotMeasured"}
 
 # A call that did not return because the engine stopped it (timeout, dead process),
 # as opposed to the learner's own exception: "softmax(x): stopped: ...".
@@ -41,6 +43,8 @@ NOT_IMPLEMENTED = N_("not implemented yet")
 NOT_IMPLEMENTED_TEMPLATE = N_("NotImplementedError: {not_implemented} (replace `raise NotImplementedError()` "
                               "with your code)")
 NOT_IMPLEMENTED_LINE = NOT_IMPLEMENTED_TEMPLATE.format(not_implemented=NOT_IMPLEMENTED)
+# The finding of a test that called a function the learner has not written yet (``TestResult.findings``).
+NOT_ATTEMPTED = "(not attempted)"
 
 
 @dataclasses.dataclass
@@ -50,6 +54,10 @@ class TestResult:
     max_score: float
     message: str              # one line for the learner ("" when passed)
     kind: Kind = Kind.PASSED
+    # What the grader diagnosed, never read from text: the ids of the catalogued mistakes its checks
+    # named, and NOT_ATTEMPTED when a function it called still raises NotImplementedError.  Recorded
+    # in the autograded notebook for the misconception report (``preprocessors.record``).
+    findings: tuple = ()
 
     @property
     def passed(self):

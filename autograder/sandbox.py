@@ -6,7 +6,9 @@ it also runs:
 
 * in an empty root file system that holds only the Python installation
   (read-only) and a small scratch ``/tmp``: no repository, no ``solutions/``,
-  no gradebook, no other submission;
+  no gradebook, no other submission; the grader's package and the book's
+  library, when installed there, and a course folder inside the installation
+  are covered by empty folders (``_bwrap_command``);
 * with no network, in its own PID namespace, so every process it starts dies
   with it;
 * as an unprivileged user id when the grader runs as root, so that the limit
@@ -16,8 +18,10 @@ it also runs:
 * in a memory cgroup of its own where the machine offers one (cgroup v2, or the
   v1 memory controller), which bounds the memory of the whole process tree and
   gives the grader the kernel's count of its peak (``MemoryCgroup``).  Without
-  cgroups the peak is the resident high-water mark of the worker process, read
-  by the grader from ``/proc``, and memory is bounded per process only.
+  one (or without the sandbox, which keeps the count out of the learner's
+  reach), memory is bounded per process only and a peak cannot be measured
+  (``MemoryUnmeasurable``): nothing else in the kernel counts a whole process
+  tree, exited processes included, in a way the tree's own code cannot reset.
 
 Without bubblewrap (a learner's own laptop) the worker is still a separate
 process with the same limits and wire format; the instructor's class run
@@ -94,6 +98,23 @@ class RemoteError(Exception):
     """The learner's code raised an exception; ``str()`` is its one-line description."""
 
 
+class MemoryUnmeasurable(WorkerError):
+    """A call's peak memory was asked for, and this machine gives the grader no memory cgroup out of
+    the learner's reach (``count_out_of_reach``), or its count could not be read: no figure rather than
+    one the learner's code could have lowered (``/proc``'s VmHWM: reset by ``clear_refs``, blind to
+    exited children; ``getrusage``: the largest single child, never the tree's sum).  ``str()``
+    is the one line a memory test then says (``Kind.NOT_MEASURED``)."""
+
+    def __init__(self):
+        super().__init__(_(MEMORY_UNMEASURABLE))
+
+
+MEMORY_UNMEASURABLE = N_(
+    "not measured on this machine: a bound on memory needs a memory cgroup out of your code's reach (the sandbox, "
+    "bubblewrap, with cgroup v2's memory controller delegated to the grader, or cgroup v1 as root), and the grader "
+    "has none here; the class run measures it on a machine that has one, a laptop's self-check cannot")
+
+
 # --------------------------------------------------------------------------- memory cgroups
 def _own_cgroup(version_line):
     """This process's cgroup path in the hierarchy whose /proc/self/cgroup line matches."""
@@ -126,11 +147,15 @@ class MemoryCgroup:
     children with the memory controller, else the v1 memory controller
     (``memory.limit_in_bytes``, ``memory.max_usage_in_bytes``).  ``create`` returns
     None when neither is writable (then the worker is bounded per process only).
+
+    The kernel counts every page the tree is charged for, exited processes' included;
+    ``count_out_of_reach`` says when the learner's code cannot reset that count.
     """
     _count = 0
 
     def __init__(self, path, version):
         self.path, self.version = path, version
+        self._peak_file = None   # v2: the open memory.peak whose own peak was reset (``reset_peak``)
 
     @classmethod
     def create(cls, limit_bytes):
@@ -198,23 +223,33 @@ class MemoryCgroup:
         self._write("cgroup.procs", os.getpid())
 
     def reset_peak(self):
-        """Start counting the peak from now (v1: write 0; v2, Linux 6.12+: write through one open file)."""
-        try:
-            if self.version == 1:
+        """Start counting the peak from now (v1: write 0; v2, Linux 6.12+: write through one open file,
+        which resets the peak that file reads and no other).
+
+        On v2 before Linux 6.12 the peak counts from the group's creation: the interpreter's start
+        is counted too, so the figure can only be higher than the truth (by about 1 MB), never lower."""
+        if self.version == 1:
+            with contextlib.suppress(OSError):
                 self._write("memory.max_usage_in_bytes", 0)
-            else:
-                self._peak_file = open(self.path / "memory.peak", "r+")
-                self._peak_file.write("reset\n")
-                self._peak_file.flush()
+            return
+        try:
+            peak_file = open(self.path / "memory.peak", "r+")
         except OSError:
-            self._peak_file = None  # an older kernel: the peak counts from the group's creation
+            return   # no per-file reset on this kernel
+        try:
+            peak_file.write("reset\n")
+            peak_file.flush()
+        except OSError:
+            peak_file.close()
+            return
+        self._peak_file = peak_file
 
     def usage(self):
         return self._read_int("memory.current" if self.version == 2 else "memory.usage_in_bytes")
 
     def peak(self):
         """The most memory the tree has held since ``reset_peak`` (or creation), in bytes, or None."""
-        if self.version == 2 and getattr(self, "_peak_file", None) is not None:
+        if self._peak_file is not None:
             try:
                 self._peak_file.seek(0)
                 return int(self._peak_file.read().strip())
@@ -232,7 +267,7 @@ class MemoryCgroup:
                 os.kill(pid, signal.SIGKILL)
 
     def remove(self):
-        if getattr(self, "_peak_file", None) is not None:
+        if self._peak_file is not None:
             self._peak_file.close()
             self._peak_file = None
         for _attempt in range(50):  # the processes may take a moment to be gone
@@ -246,40 +281,17 @@ class MemoryCgroup:
                 time.sleep(0.02)
 
 
-def _process_tree(pid):
-    """``pid`` and its living descendants, found by the grader in /proc."""
-    found, pending = [], [pid]
-    while pending:
-        current = pending.pop()
-        if current in found:
-            continue
-        found.append(current)
-        try:
-            for task in Path(f"/proc/{current}/task").iterdir():
-                pending += [int(c) for c in (task / "children").read_text().split()]
-        except (OSError, ValueError):
-            continue
-    return found
+def count_out_of_reach(cgroup, sandboxed):
+    """Can the learner's code neither reset ``cgroup``'s count of the peak nor move a process out of it?
 
-
-def _status_bytes(pid, field):
-    """A memory field of /proc/PID/status (VmHWM, VmRSS), summed over the process tree, in bytes."""
-    total = 0
-    for current in _process_tree(pid):
-        try:
-            for line in Path(f"/proc/{current}/status").read_text().splitlines():
-                if line.startswith(field + ":"):
-                    total += int(line.split()[1]) * 1024
-        except (OSError, ValueError):
-            continue
-    return total
-
-
-def _reset_high_water_marks(pid):
-    for current in _process_tree(pid):
-        with contextlib.suppress(OSError):
-            with open(f"/proc/{current}/clear_refs", "w") as handle:
-                handle.write("5")  # resets VmHWM to the current RSS
+    Only inside the sandbox: it has no ``/sys`` and a cgroup namespace rooted at the group, so a
+    cgroup file system its code mounts in a user namespace of its own shows that group alone (a
+    child group it makes there is counted in its parent).  There v2 is out of reach for any uid (a
+    write to ``memory.peak`` resets only the writer's own open file), v1 only when the group's files
+    belong to another uid than the sandbox's, that is when the grader runs as root and the sandbox
+    as an unprivileged uid: writing 0 to v1's ``memory.max_usage_in_bytes`` resets it for everyone.
+    """
+    return cgroup is not None and sandboxed and (cgroup.version == 2 or os.geteuid() == 0)
 
 
 def sandbox_available():
@@ -310,8 +322,52 @@ def _bind_read_only(path, created):
     return args + ["--ro-bind", str(path), str(path)]
 
 
-def _bwrap_command(python):
-    created = set()
+def _inside(path, folder):
+    return path.startswith(folder.rstrip("/") + "/")
+
+
+def _grader_packages(prefixes):
+    """The folders of this package and of the book's library (``attention``) wherever the worker's
+    Python finds packages: with a non-editable install they hold the public course and the library's
+    reference implementations."""
+    import site
+    folders = {Path(__file__).resolve().parent}
+    for entry in [*sys.path, *site.getsitepackages(sorted(map(str, prefixes)))]:
+        folders |= {Path(entry) / name for name in ("autograder", "attention") if entry}
+    return folders
+
+
+def _hide(paths, bound, keep):
+    """bwrap arguments that cover each folder of ``paths`` lying inside a bound folder of ``bound``
+    with an empty, read-only tmpfs, binding again a folder of ``keep`` (the worker's Python) that lies
+    inside it (a venv made in a course).  WorkerError for one that is itself the worker's Python (a
+    venv made as the course folder): it could be neither shown nor covered."""
+    args = []
+    for path in sorted({os.path.realpath(p) for p in paths if os.path.isdir(p)}):
+        if any(path == os.path.realpath(folder) for folder in [*bound, *map(str, keep)]):
+            raise WorkerError(_("the course folder {path} is also the Python installation that runs your code: "
+                                "the instructor must make the venv outside the course").format(path=path))
+        where = next((folder + path[len(os.path.realpath(folder)):] for folder in bound
+                      if _inside(path, os.path.realpath(folder))), None)
+        if where is None:
+            continue   # outside every bound folder: the worker cannot see it anyway
+        args += ["--tmpfs", where]
+        args += [arg for folder in sorted(map(str, keep)) if _inside(os.path.realpath(folder), path)
+                 for arg in ("--ro-bind", folder, folder)]
+        args += ["--remount-ro", where]
+    return args
+
+
+def _bwrap_command(python, hidden=()):
+    """bwrap's command line for the worker: an empty root holding the system's libraries and the
+    Python installation, read-only, and nothing that holds a reference solution, a model answer,
+    the course's secret or its gradebook.
+
+    Binding an installation binds what is installed in it: the grader's own package and the book's
+    library (``_grader_packages``), and maybe the course itself (``hidden``: its root, under /usr or
+    in a venv), which an empty tmpfs then covers.  The worker needs none of them: worker.py is bound
+    alone, runs with -I and imports only the standard library and NumPy."""
+    created, bound = set(), []
     args = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--proc", "/proc",
             "--dev", "/dev", "--size", str(64 << 20), "--tmpfs", "/tmp", "--chdir", "/tmp"]
@@ -321,10 +377,14 @@ def _bwrap_command(python):
             args += ["--symlink", os.readlink(path), path]
         else:
             args += _bind_read_only(path, created)
+            bound.append(path)
     interpreter = {Path(sys.prefix), Path(sys.base_prefix), Path(os.path.realpath(python)).parent.parent}
     for path in sorted(interpreter):
-        if not any(str(path).startswith(done + "/") or str(path) == done for done in created):
+        # Skip one inside a bound folder (not one inside a mere parent made for another's binding).
+        if not any(str(path) == done or _inside(str(path), done) for done in bound):
             args += _bind_read_only(path, created)
+            bound.append(str(path))
+    args += _hide([*hidden, *_grader_packages(interpreter)], bound, interpreter)
     args += ["--perms", "0755", "--dir", "/grader", "--ro-bind", str(WORKER_SCRIPT), "/grader/worker.py"]
     if os.geteuid() == 0:
         # Drop root: the process limit is not enforced for root.  A different
@@ -420,32 +480,35 @@ class OverBudget(wire.WireError):
 class Worker:
     """One sandboxed interpreter holding one submission's code."""
 
-    def __init__(self, limits=Limits(), *, deadline=None, budget=None):
+    def __init__(self, limits=Limits(), *, deadline=None, budget=None, hidden=()):
         self.limits = limits
         self.deadline = deadline          # time.monotonic() after which no request may run
+        self.hidden = tuple(hidden)       # folders the learner's code must not see (the course's root)
         self.budget = budget or ReplyBudget(limits.reply_bytes)
         self.process = None
         self.scratch = None
         self.cgroup = None
+        self.counts_memory = False        # does the cgroup count a peak the learner's code cannot reset?
         self.baseline = None              # memory the worker held before any learner code ran
         self.last_changed = []            # arguments the last call changed in place
 
     # -- life cycle
     def start(self):
-        requests_read, requests_write = os.pipe()
-        replies_read, replies_write = os.pipe()
         sandboxed = sandbox_available()
         if not sandboxed and self.limits.require_sandbox:
             raise WorkerError(_("bubblewrap (bwrap) is not installed: refusing to grade without a sandbox"))
         python = sys.executable
         if sandboxed:
-            command, cwd = _bwrap_command(python), "/"
+            command, cwd = _bwrap_command(python, self.hidden), "/"
             limit_processes = True
         else:
             self.scratch = tempfile.mkdtemp(prefix="attention-grading-")
             command, cwd = [python, "-I", str(WORKER_SCRIPT)], self.scratch
             limit_processes = False  # as an ordinary user the count includes all their processes
+        requests_read, requests_write = os.pipe()   # after every refusal above: none leaks its pipes
+        replies_read, replies_write = os.pipe()
         self.cgroup = MemoryCgroup.create(self.limits.tree_memory_bytes)
+        self.counts_memory = count_out_of_reach(self.cgroup, sandboxed)
         # The worker is told which inherited descriptors are its two pipe ends.
         self.process = subprocess.Popen(
             command + [str(requests_read), str(replies_write)], cwd=cwd, env=_worker_environment(),
@@ -460,16 +523,12 @@ class Worker:
         return self
 
     def peak_memory(self):
-        """The most memory the worker's process tree has held since the baseline, measured by the kernel."""
-        if self.cgroup is not None:
-            peak = self.cgroup.peak()
-            if peak is not None:
-                return peak
-        return _status_bytes(self.process.pid, "VmHWM") if self.process is not None else 0
-
-    @property
-    def memory_source(self):
-        return f"cgroup v{self.cgroup.version}" if self.cgroup is not None else "VmHWM"
+        """The most memory the worker's process tree has held since the baseline, counted by the kernel
+        in its memory cgroup; MemoryUnmeasurable without one out of the learner's reach."""
+        peak = self.cgroup.peak() if self.counts_memory else None
+        if peak is None:
+            raise MemoryUnmeasurable()
+        return peak
 
     def close(self):
         """Kill the worker and everything it started; remove its scratch folder."""
@@ -562,14 +621,16 @@ class Worker:
 
     def measure_baseline(self, args, kwargs):
         """Before any learner code: what the fresh worker holds once it has received these inputs
-        and NumPy's first matrix products have set up their buffers.  The peak counts from here."""
+        and NumPy's first matrix products have set up their buffers.  The peak counts from here.
+        MemoryUnmeasurable, before anything runs, when no memory cgroup counts the tree out of the
+        learner's reach (``count_out_of_reach``)."""
+        if not self.counts_memory:
+            raise MemoryUnmeasurable()
         self._request({"op": "ping", "args": list(args), "kwargs": dict(kwargs)}, self.limits.call_seconds)
-        if self.cgroup is not None and self.cgroup.usage() is not None:
-            self.cgroup.reset_peak()
-            self.baseline = self.cgroup.usage()
-        else:
-            _reset_high_water_marks(self.process.pid)
-            self.baseline = _status_bytes(self.process.pid, "VmRSS")
+        self.cgroup.reset_peak()
+        self.baseline = self.cgroup.usage()
+        if self.baseline is None:
+            raise MemoryUnmeasurable()
 
     def call(self, name, args, kwargs):
         """Call the learner's function ``name``; return its value as plain arrays.

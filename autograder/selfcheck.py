@@ -24,6 +24,7 @@ from pathlib import Path
 
 from . import i18n, notebooks, safe
 from .i18n import _
+from .results import Kind
 
 # Errors that stop a notebook before it defines its functions: reported first,
 # as the cause of the "not defined" failures that follow from them.
@@ -64,6 +65,14 @@ def _written(points):
     return _(" (+{points:g} written answer, graded by your instructor)").format(points=points)
 
 
+def _not_measured(report):
+    """The headline's word on the points of tests this machine could not measure (``Kind.NOT_MEASURED``)."""
+    points = sum(test.max_score for test in report.tests if test.kind is Kind.NOT_MEASURED)
+    if not points:
+        return ""
+    return _("; {points:g} point(s) could not be measured on this machine").format(points=points)
+
+
 def report_text(exercise, report, path):
     """The report, as lines, in the report's language: the score, each test, and the cells that raised.
 
@@ -75,7 +84,7 @@ def report_text(exercise, report, path):
         written = exercise.source.manual_points
         lines = [_("{assignment} ({path}): {score:g} / {max_score:g} points{written}").format(
             assignment=report.assignment, path=path, score=report.score, max_score=report.max_score,
-            written=_written(written))]
+            written=_written(written)) + _not_measured(report)]
         cause = _root_cause(report)
         # The cells that then failed only because a name the broken cell defines is missing.
         follow = [run for run in report.cells if cause and run.index > cause.index and run.error
@@ -86,10 +95,12 @@ def report_text(exercise, report, path):
             lines.append("  " + _("FIRST FIX THIS: the cell starting `{line}` raised {error}{after}").format(
                 line=cause.first_line, error=learner_error(cause.error), after=after))
         width = max((len(t.grade_id) for t in report.tests), default=0)
-        marks = {True: _("PASS"), False: _("FAIL")}
-        mark_width = max(map(i18n.display_width, marks.values()))
-        for test in report.tests:
-            mark = i18n.ljust(marks[test.passed], mark_width)
+        # A test this machine could not measure is neither passed nor failed: it has its own mark.
+        marks = {Kind.PASSED: _("PASS"), Kind.NOT_MEASURED: _("NOT MEASURED")}
+        shown = [marks.get(test.kind, _("FAIL")) for test in report.tests]
+        mark_width = max(map(i18n.display_width, [marks[Kind.PASSED], _("FAIL"), *shown]))
+        for test, shown_mark in zip(report.tests, shown):
+            mark = i18n.ljust(shown_mark, mark_width)
             message = test.message
             if cause and any(text in message for text in _UNDEFINED):
                 message = _("not defined: see FIRST FIX THIS above")
@@ -178,25 +189,39 @@ def check_this_notebook(path=None, language=None):
     try:
         requested = None if language is None else i18n.require(language)
     except i18n.UnsupportedLanguage as error:
-        print(f"autograder: {error}")
+        _say(f"autograder: {error}")
         return
     if path is None:
         path, how = find_this_notebook()
         if path is None:
             with i18n.language(i18n.choose(requested)):
-                print(_("Could not tell which file this notebook is: call "
-                        "check_this_notebook(\"name.ipynb\") with its path."))
+                _say(_("Could not tell which file this notebook is: call "
+                       "check_this_notebook(\"name.ipynb\") with its path."))
             return
     path = Path(path)
     with i18n.language(i18n.choose(requested, _saved_notebook(path) if path.is_file() else None)):
         if how == "colab":
-            print(_("Graded this notebook as it is now in Colab."))
+            _say(_("Graded this notebook as it is now in Colab."))
         elif path.is_file():
             saved = datetime.datetime.fromtimestamp(path.stat().st_mtime).strftime("%H:%M:%S")
-            print(_("Graded the copy saved at {saved} ({name}); "
-                    "save first if you changed something since.").format(saved=saved, name=path.name))
+            _say(_("Graded the copy saved at {saved} ({name}); "
+                   "save first if you changed something since.").format(saved=saved, name=path.name))
     # The command line's own process: the learner's kernel state cannot change the grading.  It
-    # reads the same metadata and environment; an explicit language is handed on.
+    # reads the same metadata and environment; an explicit language is handed on.  Its output is
+    # UTF-8 and read as such, whatever the kernel's locale says.
     command = [sys.executable, "-m", "autograder", "check", path.name] + (["--lang", requested] if requested else [])
-    result = subprocess.run(command, cwd=path.parent, capture_output=True, text=True)
-    print((result.stdout or result.stderr).rstrip())
+    try:
+        result = subprocess.run(command, cwd=path.parent, capture_output=True,
+                                env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    except (OSError, ValueError) as error:   # a path the system cannot name, a folder gone
+        with i18n.language(i18n.choose(requested)):
+            _say(_("autograder: could not grade {notebook}: {error}").format(
+                notebook=path.name, error=f"{type(error).__name__}: {error}"))
+        return
+    _say((result.stdout or result.stderr).decode("utf-8", errors="replace").rstrip())
+
+
+def _say(text):
+    """Print ``text`` line by line as this output can show it (``safe.terminal``): it may quote the
+    notebook's file name, and what the command printed."""
+    print("\n".join(safe.terminal(line) for line in text.split("\n")))

@@ -1,6 +1,7 @@
 """The instructor's workflow on a small fake class, with nbgrader's own commands.
 
-Release; import an LMS zip (`nbgrader zip_collect`); `nbgrader autograde` (which
+Release; import an LMS zip (`nbgrader zip_collect`, with the course's plug-ins: each student's id is
+her Canvas user id); `nbgrader autograde` (which
 runs the project's sandboxed engine); grade the written answer by hand through
 nbgrader's API; `nbgrader generate_feedback`; `nbgrader export`.  The scores in
 the gradebook and the CSV are the engine's plus the manual ones, and feedback
@@ -57,8 +58,8 @@ def graded_class(tmp_path_factory):
     helpers.nbgrader("autograde", "01_softmax", root=root)
     with Gradebook(helpers.gradebook_url(root)) as gradebook:  # grading by hand, as formgrader does
         assert {s.student.id for s in gradebook.assignment_submissions("01_softmax") if s.needs_manual_grade} == \
-            {"alice", "carol"}  # the two who wrote an answer; an untouched answer cell scores 0 by itself
-        for student, points in (("alice", 1.0), ("carol", 0.5)):
+            {ALICE, CAROL}  # the two who wrote an answer; an untouched answer cell scores 0 by itself
+        for student, points in ((ALICE, 1.0), (CAROL, 0.5)):
             grade = gradebook.find_grade("softmax_written_answer", "softmax", "01_softmax", student)
             grade.manual_score = points
             grade.needs_manual_grade = False  # what formgrader's grade handler does on save
@@ -68,7 +69,8 @@ def graded_class(tmp_path_factory):
     return root
 
 
-EXPECTED = {"alice": 7.0 + 1.0, "bob": 0.0, "carol": 4.0 + 0.5, "dave": 5.0}
+ALICE, BOB, CAROL, DAVE = "canvas-1001", "canvas-1002", "canvas-1003", "canvas-1004"   # Canvas's user ids
+EXPECTED = {ALICE: 7.0 + 1.0, BOB: 0.0, CAROL: 4.0 + 0.5, DAVE: 5.0}
 
 
 def test_lms_zip_is_collected(graded_class):
@@ -100,11 +102,12 @@ def test_csv_export_has_the_scores(graded_class):
         rows = {row["student_id"]: row for row in csv.DictReader(handle)}
     assert {s: float(rows[s]["score"]) for s in EXPECTED} == EXPECTED
     assert all(float(rows[s]["max_score"]) == AUTO + MANUAL for s in EXPECTED)
+    assert {s: rows[s]["last_name"] for s in EXPECTED} == {ALICE: "alice", BOB: "bob", CAROL: "carol", DAVE: "dave"}
 
 
 def test_feedback_names_the_mistake_and_hides_the_hidden_tests(graded_class):
     feedback = graded_class / "autograder" / "feedback"
-    carol = (feedback / "carol" / "01_softmax" / "softmax.html").read_text()
+    carol = (feedback / CAROL / "01_softmax" / "softmax.html").read_text()
     assert "the `axis` argument is ignored" in carol
     for student in EXPECTED:
         html = (feedback / student / "01_softmax" / "softmax.html").read_text()
@@ -118,7 +121,7 @@ def test_feedback_names_the_mistake_and_hides_the_hidden_tests(graded_class):
 def test_feedback_math_renders_offline(graded_class, browser):
     feedback = graded_class / "autograder" / "feedback"
     with helpers.serve(feedback) as url:
-        page, problems = helpers.open_page(browser, f"{url}/carol/01_softmax/softmax.html")
+        page, problems = helpers.open_page(browser, f"{url}/{CAROL}/01_softmax/softmax.html")
         problems += helpers.math_problems(page, at_least=1)
         assert "the `axis` argument is ignored" in page.inner_text("body")
         page.set_viewport_size({"width": 1046, "height": 800})      # the issue's feedback box

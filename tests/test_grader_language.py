@@ -18,7 +18,6 @@ import re
 import subprocess
 import sys
 
-import nbformat
 import pytest
 from babel.messages.pofile import read_po
 
@@ -254,19 +253,24 @@ def test_the_notebook_self_check_speaks_the_saved_notebook_language(tmp_path, mo
 
 # --------------------------------------------------------------------------- the instructor's report
 def test_the_report_counts_feedback_in_either_language_under_japanese_headings(tmp_path):
+    """The report counts the findings the grader recorded, which are the same whichever language the
+    feedback was written in; its page speaks the language asked for."""
+    from autograder.results import NOT_ATTEMPTED, Kind
     root = helpers.course(tmp_path)
     course = course_at(root)
     exercise = course.exercise("01_softmax")
     axis_ignored = next(m for m in exercise.catalogue.MISTAKES if m.id == "axis_ignored")
-    messages = {"ana": axis_ignored.message, "ben": None, "kim": None}
-    with i18n.language("ja"):
-        messages["ben"] = f"softmax(x)（x の形状は (4, 7)）: {axis_ignored.translated()}"
-        messages["kim"] = checks.raised("softmax(x)", checks.describe_exception(NotImplementedError()))
-    for student, message in messages.items():
-        notebook = helpers.release_notebook("01_softmax")
-        cell = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_softmax_axis")
-        cell.outputs = [nbformat.v4.new_output("error", ename="TestFailed", evalue=message, traceback=[message])]
+    wrong = helpers.submission("01_softmax", (helpers.SUBMISSIONS / "01_softmax" / "wrong" /
+                                              "axis_ignored.py").read_text())
+    for student, language in (("ana", "en"), ("ben", "ja")):   # graded in either language: the same findings
+        graded = engine.run_tests(exercise, wrong, draw=helpers.TEST_DRAW, language=language)
+        failed = {t.grade_id: (t.kind, t.findings) for t in graded.tests if not t.passed}
+        assert failed["test_softmax_axis"] == (Kind.FAILED, ("axis_ignored",)), (language, failed)
+        notebook = helpers.recorded(helpers.release_notebook("01_softmax"), exercise, student, failed)
         helpers.write(notebook, course.autograded / student / "01_softmax" / "softmax.ipynb")
+    notebook = helpers.recorded(helpers.release_notebook("01_softmax"), exercise, "kim",
+                                {"test_softmax_axis": (Kind.FAILED, (NOT_ATTEMPTED,))})
+    helpers.write(notebook, course.autograded / "kim" / "01_softmax" / "softmax.ipynb")
     students, counts, _texts = report.count_mistakes(course, "01_softmax")
     assert counts["axis_ignored"] == 2 and counts["(not attempted)"] == 1, counts
     path = report.write_report(course, "01_softmax", language="ja")

@@ -3,7 +3,9 @@
 The class run draws its inputs from the course's secret; a self-check draws new
 ones every time.  A table of outputs memorised from a self-check (or from the
 published catalogue's seeds) therefore scores nothing in the class run, while
-the same secret always reproduces the same grades.
+the same secret always reproduces the same grades.  For every exercise (issue 24),
+answers memorised from one draw earn nothing on another, and no hidden input is
+the same in two draws.
 """
 import hashlib
 
@@ -163,3 +165,152 @@ def test_an_empty_secret_file_is_refused_and_nothing_recorded(tmp_path, monkeypa
     with pytest.raises(course_secret.CourseSecretError, match="is empty"):
         course_secret.class_draw(course)
     assert course_secret.recorded_fingerprint(url) is None
+
+
+# --------------------------------------------------------------------------- every exercise, every hidden input
+# The digest a memorising submission keys its table on: every argument of a call, arrays by dtype, shape and bytes.
+# The same source runs here (to build the table) and in the learner's sandboxed process (to look it up).
+MEMO_KEY = '''
+import hashlib as _hashlib
+import numpy as _np
+
+
+def _memo_key(value):
+    def canonical(value):
+        if isinstance(value, _np.ndarray):
+            return ("array", value.dtype.str, value.shape,
+                    _hashlib.sha256(_np.ascontiguousarray(value).tobytes()).hexdigest())
+        if isinstance(value, dict):
+            return ("dict", tuple(sorted((repr(k), canonical(v)) for k, v in value.items())))
+        if isinstance(value, (list, tuple)):
+            return ("sequence", tuple(canonical(v) for v in value))
+        if isinstance(value, _np.generic):
+            return ("scalar", value.dtype.str, repr(value.item()))
+        return ("value", repr(value))
+    return _hashlib.sha256(repr(canonical(value)).encode()).hexdigest()
+'''
+_KEY = {}
+exec(MEMO_KEY, _KEY)
+# Inputs that stay the same on purpose: an edge case whose only input is its size.
+FIXED_BY_DESIGN = {("07_self_attention", "causal_mask", "(1,)")}
+MEMORY_FINDINGS = {"full_score_matrix"}   # the mistakes a memory bound names
+
+
+def _solution_code(exercise):
+    from autograder import notebooks
+    return "\n\n".join(c.source for c in exercise.source.notebook.cells
+                       if c.cell_type == "code" and notebooks.meta(c).get("solution"))
+
+
+def _hidden_tests(exercise):
+    """The grade ids of the hidden tests: the cells the release does not show (visible tests are fixed by design)."""
+    return {t.grade_id for t in exercise.source.tests if "BEGIN HIDDEN TESTS" in t.source}
+
+
+def _graded_calls(monkeypatch, exercise, code, draw):
+    """(report, calls): ``code`` graded under ``draw``, and every call the grader made of a learner's function
+    (rank probes and measured calls included), as (test, function, args, kwargs, answer)."""
+    calls, current = [], [None]
+    call, run_test = engine._Proxy._call, engine._run_test
+
+    def recording_call(proxy, args, kwargs, measure):
+        value = call(proxy, args, kwargs, measure)
+        calls.append((current[0], proxy.__name__, args, kwargs, value[0] if measure else value))
+        return value
+
+    def noting_test(test, *args, **kwargs):
+        current[0] = test.grade_id
+        return run_test(test, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(engine._Proxy, "_call", recording_call)
+        patch.setattr(engine, "_run_test", noting_test)
+        report = engine.run_tests(exercise, helpers.submission(exercise.assignment, code), draw=draw)
+    return report, calls
+
+
+def _stored(value):
+    """An answer as a Python literal the memorising submission can hold."""
+    if isinstance(value, tuple):
+        return ("tuple", [_stored(v) for v in value])
+    if isinstance(value, dict):
+        return ("dict", {k: _stored(v) for k, v in value.items()})
+    value = np.asarray(value)
+    return ("array", value.dtype.str, value.tolist())
+
+
+def _memorising(exercise, calls):
+    """The reference solution, then every contract function replaced by a table of the answers ``calls`` got;
+    any other input gets zeros of the right shape (an honest wrong answer).  Without calls: the honest part alone."""
+    table = {_KEY["_memo_key"]((args, kwargs)): _stored(value) for _test, _name, args, kwargs, value in calls}
+    names = exercise.source.functions
+    return _solution_code(exercise) + "\n\n" + MEMO_KEY + f'''
+_TABLE = {table!r}
+_REFERENCE = {{name: globals()[name] for name in {names!r}}}
+
+
+def _restored(entry):
+    if entry[0] == "tuple":
+        return tuple(_restored(e) for e in entry[1])
+    if entry[0] == "dict":
+        return {{k: _restored(v) for k, v in entry[1].items()}}
+    return _np.array(entry[2], dtype=entry[1])
+
+
+def _zeros(value):
+    if isinstance(value, tuple):
+        return tuple(_zeros(v) for v in value)
+    if isinstance(value, dict):
+        return {{k: _zeros(v) for k, v in value.items()}}
+    return _np.zeros_like(_np.asarray(value))
+
+
+def _memorised(name):
+    def answer(*args, **kwargs):
+        key = _memo_key((args, kwargs))
+        if key in _TABLE:
+            return _restored(_TABLE[key])
+        return _zeros(_REFERENCE[name](*args, **kwargs))
+    return answer
+
+
+for _name in {names!r}:
+    globals()[_name] = _memorised(_name)
+'''
+
+
+def _hidden_points(report, exercise):
+    hidden = _hidden_tests(exercise)
+    return sum(t.score for t in report.tests if t.grade_id in hidden)
+
+
+@pytest.mark.parametrize("exercise", helpers.EXERCISES, ids=lambda e: e.assignment)
+def test_answers_memorised_from_one_draw_earn_nothing_on_another(monkeypatch, exercise):
+    """Grade the reference under draw A and record every hidden input and its answer; a submission that
+    answers those from memory (zeros elsewhere) earns on draw B no more hidden points than zeros alone, and no
+    hidden call repeats an input of draw A (every hidden input is drawn from the grading's draw)."""
+    draw_a, draw_b = course_secret.draw_of("draw A"), course_secret.draw_of("draw B")
+    reference_a, calls_a = _graded_calls(monkeypatch, exercise, _solution_code(exercise), draw_a)
+    assert reference_a.score == reference_a.max_score
+    memorising = _memorising(exercise, calls_a)
+
+    # The table answers the inputs it was built from (else this test proves nothing); only a memory bound
+    # can fail it there, the table itself being memory the call holds.
+    same_draw = engine.run_tests(exercise, helpers.submission(exercise.assignment, memorising), draw=draw_a)
+    assert not [run.error for run in same_draw.cells if run.error]
+    failed = {t.grade_id: t.findings for t in same_draw.tests if t.grade_id in _hidden_tests(exercise) and not t.passed}
+    assert all(findings and set(findings) <= MEMORY_FINDINGS for findings in failed.values()), failed
+    assert _hidden_points(same_draw, exercise) > 0
+    other_draw = engine.run_tests(exercise, helpers.submission(exercise.assignment, memorising), draw=draw_b)
+    honest = engine.run_tests(exercise, helpers.submission(exercise.assignment, _memorising(exercise, [])),
+                              draw=draw_b)
+    assert _hidden_points(other_draw, exercise) <= _hidden_points(honest, exercise), \
+        [(t.grade_id, t.score) for t in other_draw.tests if t.passed]
+
+    _reference_b, calls_b = _graded_calls(monkeypatch, exercise, _solution_code(exercise), draw_b)
+    seen = {_KEY["_memo_key"]((args, kwargs)) for _test, _name, args, kwargs, _value in calls_a}
+    repeated = {(exercise.assignment, name, repr(tuple(a if not isinstance(a, np.ndarray) else a.shape
+                                                       for a in args)))
+                for test, name, args, kwargs, _value in calls_b
+                if test in _hidden_tests(exercise) and _KEY["_memo_key"]((args, kwargs)) in seen}
+    assert repeated <= FIXED_BY_DESIGN, repeated

@@ -42,9 +42,9 @@ def venv(folder, *packages):
     return python
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory):
-    """The book's wheel, built (no build isolation, no network) from a copy of the sources."""
+def build_wheel(tmp_path_factory, model_answers=None):
+    """The book's wheel, built (no build isolation, no network) from a copy of the sources, as
+    book/_ext/book_wheel.py builds it; with ``model_answers``, the registry's [course] setting."""
     source = tmp_path_factory.mktemp("source")
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(helpers.REPO / name, source / name)
@@ -52,10 +52,27 @@ def wheel(tmp_path_factory):
                                     "feedback", "gradebook.db*", "downloaded", "grading-log", "reports")
     for folder in ("autograder", "book/attention", "solutions"):
         shutil.copytree(helpers.REPO / folder, source / folder, ignore=ignore)
+    if model_answers:
+        registry = source / "solutions" / "exercises.toml"
+        text = registry.read_text()
+        assert 'model_answers = "after-grading"' in text
+        registry.write_text(text.replace('model_answers = "after-grading"', f"model_answers = {model_answers!r}"))
     out = tmp_path_factory.mktemp("wheel")
     run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", out, source])
     [built] = out.glob("*.whl")
     return built
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    """The book's wheel, built from the repository's course (which offers its model answers)."""
+    return build_wheel(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def wheel_never(tmp_path_factory):
+    """The wheel of a course whose registry says model_answers = "never"."""
+    return build_wheel(tmp_path_factory, model_answers="never")
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +94,7 @@ def test_wheel_is_named_per_the_standard_and_declares_light_dependencies(wheel):
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         metadata = archive.read(f"{wheel.name.split('-py3')[0]}.dist-info/METADATA").decode()
+    # The public course (autograder/public_course.py): each exercise's notebook, without its solutions.
     assert "autograder/course_data/exercises.toml" in names
     for exercise in helpers.EXERCISES:
         assert f"autograder/course_data/{exercise.assignment}/{exercise.notebook}" in names
@@ -84,6 +102,38 @@ def test_wheel_is_named_per_the_standard_and_declares_light_dependencies(wheel):
     requires = [line.split(":", 1)[1].strip().lower() for line in metadata.splitlines()
                 if line.startswith("Requires-Dist:") and "extra ==" not in line]
     assert not [r for r in requires if any(r.startswith(h) for h in HEAVY)], requires
+
+
+def wheel_texts(wheel):
+    """{name: text} of every file in ``wheel`` (bytes decoded as UTF-8, undecodable ones replaced)."""
+    import zipfile
+    with zipfile.ZipFile(wheel) as archive:
+        return {name: archive.read(name).decode("utf-8", "replace") for name in archive.namelist()}
+
+
+def test_no_file_of_the_wheel_holds_a_solution(wheel, wheel_never):
+    """Issue 24: what learners install holds no line of a source notebook's solution cells that the
+    public book does not show (in a release, the library, the catalogue), and a model answer only
+    where the course offers them, in model_answers.json (the book's own course); a course that says
+    "never" ships none at all."""
+    import filesystem_walker as walker
+    search = walker.solution_needles(helpers.REPO / "solutions")
+    assert any(label.startswith("solution") for label in search) and any(
+        label.startswith("model answer") for label in search)
+    sources = [path.read_text() for path in (helpers.REPO / "solutions").glob("*/*.ipynb")]
+    assert all(any(needle in text for text in sources) for needle in search.values())   # the search can find
+    for built, offered in ((wheel, True), (wheel_never, False)):
+        texts = wheel_texts(built)
+        found = {(label, name) for label, needle in search.items() for name, text in texts.items() if needle in text}
+        solutions = {pair for pair in found if pair[0].startswith("solution")}
+        assert solutions == set(), solutions
+        answers_file = "autograder/course_data/model_answers.json"
+        answers = {(label, name) for label, name in found if label.startswith("model answer")}
+        expected = {(label, answers_file) for label in search if label.startswith("model answer")}
+        assert answers == (expected if offered else set()), (built, answers)
+        assert (answers_file in texts) is offered
+        registry = tomllib.loads(texts["autograder/course_data/exercises.toml"])
+        assert registry["course"] == {"model_answers": "after-grading" if offered else "never", "reference": "library"}
 
 
 def test_wheel_venv_holds_nothing_heavy(wheel_only):
@@ -233,3 +283,42 @@ def test_learners_page_links_the_wheel_of_this_version():
 def test_site_ships_the_wheel(site):
     assert (site / wheel_name()).is_file()
     assert f'href="../{wheel_name()}"' in (site / "book" / "learners.html").read_text()
+
+
+# ------------------------------------------------------------------ the class run on a non-editable install
+GRADE_WALKER = """
+import json, sys
+from autograder import engine, notebooks
+from autograder.course import course_at
+from autograder.sandbox import Limits
+root, path = sys.argv[1], sys.argv[2]
+limits = Limits(require_sandbox=True, cell_seconds=400, total_seconds=500, cpu_seconds=450)
+report = engine.run_tests(course_at(root).exercise("01_softmax"), notebooks.read_notebook(path), limits,
+                          draw="class:tests")
+print(json.dumps({"score": report.score, "max_score": report.max_score,
+                  "cells": [[run.first_line, run.output] for run in report.cells]}))
+"""
+
+
+def test_learner_code_reads_nothing_of_the_instructors_side_from_an_installed_wheel(tmp_path, wheel_only):
+    """Issue 24: graded with the wheel installed (not editable), the package in site-packages, which
+    the sandbox binds, and a course folder inside that venv (its source notebooks, secret and
+    gradebook): the learner's code finds none of them, nor the library's reference implementations.
+    A sentinel placed in the venv's site-packages is found: the walk reads what the sandbox binds."""
+    import secrets
+
+    import filesystem_walker as walker
+    root = wheel_only.parent.parent / "course"   # a course inside the bound venv
+    if root.exists():
+        shutil.rmtree(root)
+    shutil.copytree(helpers.REPO / "solutions", root / "solutions")
+    walker.secret_and_gradebook(root)
+    search = {**walker.needles(root), "sentinel": secrets.token_hex(24)}
+    purelib = run([wheel_only, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
+    installed = Path(purelib) / "autograder" / "course_data"
+    assert (installed / "model_answers.json").is_file()   # the walk's target is there, outside the sandbox
+    (Path(purelib) / "attention-walker-sentinel.txt").write_text(search["sentinel"])
+    notebook = helpers.write(walker.submission(search), tmp_path / "walker.ipynb")
+    result = json.loads(run([wheel_only, "-c", GRADE_WALKER, root, notebook], cwd=tmp_path).stdout)
+    assert walker.found(result["cells"]) == {"sentinel"}
+    assert result["score"] == result["max_score"], result

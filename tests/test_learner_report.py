@@ -67,3 +67,26 @@ def test_model_answers_are_never_on_a_book_page(exercise):
         if page.suffix == ".ipynb":
             text = "\n".join("".join(cell["source"]) for cell in json.loads(text)["cells"])
         assert " ".join(sentence.split()) not in " ".join(text.split()), page.name
+
+
+def test_no_model_answers_where_the_course_does_not_offer_them(tmp_path):
+    """Issue 24: a course whose registry says model_answers = "never" (an instructor's): the report,
+    then one line that says so and a non-zero status; the JSON holds no answers either."""
+    root = helpers.course(tmp_path)
+    registry = root / "solutions" / "exercises.toml"
+    text = registry.read_text()
+    assert 'model_answers = "after-grading"' in text
+    registry.write_text(text.replace('model_answers = "after-grading"', 'model_answers = "never"'))
+    path = helpers.write(helpers.submission("01_softmax", CORRECT), tmp_path / "softmax.ipynb")
+    for extra in ([], ["--json"]):
+        result = subprocess.run([sys.executable, "-m", "autograder", "check", path.name, "--model-answers",
+                                 "--course-root", str(root), *extra], cwd=tmp_path, capture_output=True, text=True,
+                                timeout=300)
+        assert result.returncode != 0, result
+        assert result.stderr == "autograder: --model-answers: this course does not offer model answers\n"
+        assert "Model answer" not in result.stdout and "shift invariant" not in result.stdout
+        if extra:
+            report = json.loads(result.stdout)
+            assert report["score"] == 7.0 and "model_answers" not in report
+        else:
+            assert "7 / 7 points" in result.stdout

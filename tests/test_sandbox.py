@@ -99,7 +99,7 @@ def test_inputs_changed_in_place_are_named_never_copied_back():
 def test_peak_memory_is_counted_by_the_kernel_for_the_whole_tree():
     """What the learner's process says about itself does not matter; a child's memory counts."""
     with Worker() as worker:
-        assert worker.cgroup is not None, "no memory cgroup: the class run's memory bounds fall back to VmHWM"
+        assert worker.counts_memory, "no memory cgroup out of the learner's reach: memory tests are not measured here"
         worker.measure_baseline([np.zeros(10)], {})
         worker.run_cell(0, "import os, tracemalloc\n"
                            "tracemalloc.get_traced_memory = lambda: (0, 0)\n"
@@ -164,3 +164,58 @@ def test_a_worker_that_stops_reading_its_requests_is_killed_at_the_deadline():
     assert forged.error is None, forged   # the grader took the forgery for the cell's reply
     assert report.tests and all(not t.passed and t.score == 0 for t in report.tests), report.tests
     assert any(t.kind.value in ("timeout", "crashed") for t in report.tests), report.tests
+
+
+# ------------------------------------------------------------------ nothing of the instructor's side to read
+# A walk of the whole file system reads ~2 GB: limits for it, not for a notebook.
+WALK_LIMITS = Limits(require_sandbox=True, cell_seconds=400, total_seconds=500, cpu_seconds=450)
+
+
+def test_learner_code_reads_no_solution_model_answer_secret_or_gradebook(tmp_path):
+    """Issue 24, from the repository's editable install: the file system the worker sees holds no
+    source notebook's solution, no model answer, no library module, not the course's secret nor its
+    gradebook.  A sentinel placed in the bound venv is found: the walk reads what the sandbox binds."""
+    import secrets
+    import sysconfig
+    from pathlib import Path
+
+    import filesystem_walker as walker
+    from autograder import engine
+    from autograder.course import course_at
+
+    root = helpers.course(tmp_path)
+    walker.secret_and_gradebook(root)
+    search = {**walker.needles(root), "sentinel": secrets.token_hex(24)}
+    sentinel = Path(sysconfig.get_paths()["purelib"]) / f"attention-walker-sentinel-{os.getpid()}.txt"
+    sentinel.write_text(search["sentinel"])
+    try:
+        report = engine.run_tests(course_at(root).exercise("01_softmax"), walker.submission(search), WALK_LIMITS,
+                                  draw=helpers.TEST_DRAW)
+    finally:
+        sentinel.unlink()
+    assert walker.found((run.first_line, run.output) for run in report.cells) == {"sentinel"}
+    assert report.score == report.max_score, report.tests
+
+
+def test_a_course_inside_a_bound_folder_is_covered_and_a_venv_inside_it_kept(tmp_path):
+    """A course under a folder the sandbox binds (/usr, a venv), with the worker's venv made inside the
+    course: bwrap shows the venv and an empty, read-only course folder, never the course's files."""
+    import subprocess
+
+    outer = tmp_path / "outer"
+    course, venv = outer / "course", outer / "course" / "venv"
+    (course / "solutions").mkdir(parents=True)
+    (course / "solutions" / "source.txt").write_text("the instructor's solution")
+    (venv / "lib").mkdir(parents=True)
+    (venv / "lib" / "python.txt").write_text("the worker's Python")
+    (outer / "beside.txt").write_text("bound, not hidden")
+    hide = sandbox._hide([course], ["/usr", str(outer)], [venv])
+    command = ["bwrap", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
+               "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev",
+               "--ro-bind", str(outer), str(outer), *hide, "--", "/bin/sh", "-c",
+               f"find {outer} -type f | sort; touch {course}/planted 2>/dev/null && echo WRITABLE || echo READ-ONLY"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(outer / "beside.txt"), str(venv / "lib" / "python.txt"), "READ-ONLY"]
+    with pytest.raises(WorkerError, match="is also the Python installation"):   # `python -m venv .` in a course
+        sandbox._hide([venv], ["/usr", str(outer)], [venv])

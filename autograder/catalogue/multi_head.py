@@ -274,7 +274,8 @@ def check_mha_mask(multi_head_attention):
     causal = np.tril(np.ones((5, 5), dtype=bool))
     _call_mha(multi_head_attention, X, X, Ws, 3, mask=causal)
     X_q, X_kv = rng.normal(size=(2, 4, 12)), rng.normal(size=(2, 6, 12))
-    padding = (np.arange(6) < np.array([6, 3])[:, None])[:, None, :]          # (2, 1, 6)
+    lengths = np.array([6, rng.integers(1, 6)])                                # one entry padded, one not
+    padding = (np.arange(6) < lengths[:, None])[:, None, :]                    # (2, 1, 6)
     _call_mha(multi_head_attention, X_q, X_kv, Ws, 3, mask=padding)
     full = rng.random(size=(2, 4, 6)) < 0.6
     full[..., 0] = True                                                        # one visible key per query

@@ -8,8 +8,10 @@ last block, that equal m, exceed m, or are 1.  The right answer is the naive
 softmax(Q K^T / sqrt(d)) V, which the reference solution reproduces.  A wrong
 answer is matched against ``MISTAKES`` in order: most symptoms are recognised
 by recomputing the mistaken algorithm on the same inputs and comparing.  The
-memory check measures the peak that tracemalloc sees while the learner's
-function runs (inside the learner's process when grading through the engine).
+memory check bounds the peak of the call: through the grading engine the kernel
+counts it for the whole sandboxed process tree (a memory cgroup), and on a
+machine without one the test is "not measured" (``Kind.NOT_MEASURED``); in a
+plain notebook kernel, tracemalloc measures it.
 Every mistake has a wrong implementation in ``tests/submissions/09_online_softmax/``.
 """
 import numpy as np
@@ -26,6 +28,9 @@ def _ref(Q, K, V, block_size):
 
 
 def _inputs(record):
+    """The call's inputs, for a detector that compares the answer with a recomputed one."""
+    if record.got is None:   # no answer (the call raised, or was stopped): seconds of recomputing would match nothing
+        raise ValueError("no answer to compare")
     Q, K, V, block_size = record.args
     return np.asarray(Q, dtype=float), np.asarray(K, dtype=float), np.asarray(V, dtype=float), int(block_size)
 

@@ -5,7 +5,7 @@ Each hidden test cell of ``solutions/10_positions/positions.ipynb`` calls one
 ``apply_rotary``.  Inputs are chosen so that no mistake can hide: ``n`` never
 equals ``d_model`` (a transposed encoding has another shape), ``d_model`` is
 at least 6 (with one pair of columns the exponent mistakes change nothing),
-the positions reach 60 (a 1-based or multiplied angle is far off), and the
+the positions pass 50 (a 1-based or multiplied angle is far off), and the
 rotary positions are not ``0, 1, ..., n-1`` (a row index in their place is
 caught) and come with one or two leading axes.  A wrong answer is matched
 against ``MISTAKES`` in order; the first symptom that fits names the mistake.
@@ -190,18 +190,40 @@ def _call_rotary(apply_rotary, X, positions):
     return record.got
 
 
+def _sizes(rng, n_range, d_range):
+    """(n, d_model): n in ``n_range``, d_model even in ``d_range``, never equal (the sizes are the whole input:
+    drawn, so that encodings memorised from one draw miss the next)."""
+    while True:
+        n, d_model = int(rng.integers(*n_range)), 2 * int(rng.integers(d_range[0] // 2, d_range[1] // 2))
+        if n != d_model:
+            return n, d_model
+
+
 def check_sinusoidal_encoding(sinusoidal_encoding):
-    """Several sizes, n != d_model, with positions up to 59."""
-    for n, d_model in [(7, 10), (12, 6), (60, 16), (1, 8), (5, 32)]:
-        PE = _call_encoding(sinusoidal_encoding, n, d_model)
+    """Several sizes, n != d_model, with positions beyond 50."""
+    rng = hidden_inputs("check_sinusoidal_encoding")
+    for n_range, d_range in [((5, 10), (8, 14)), ((10, 16), (6, 10)), ((51, 90), (12, 22)), ((1, 2), (6, 12)),
+                             ((3, 8), (24, 40))]:
+        PE = _call_encoding(sinusoidal_encoding, *_sizes(rng, n_range, d_range))
     assert np.allclose(PE[:, 1::2][0], 1.0), _("sinusoidal_encoding: row 0 must have 1 in every odd column")
 
 
+def _not_row_indexes(draw):
+    """Positions from ``draw()`` that are not 0, 1, ..., n-1 (a row index in their place would pass)."""
+    while True:
+        positions = np.asarray(draw())
+        if not np.array_equal(positions, np.arange(len(positions))):
+            return positions
+
+
 def check_apply_rotary(apply_rotary):
-    """(n, d) arrays, positions in any order and not 0..n-1, up to 57."""
+    """(n, d) arrays, positions in any order and not 0..n-1, up to 63."""
     rng = hidden_inputs("check_apply_rotary")
-    for (n, d), positions in [((5, 6), [3, 7, 0, 12, 5]), ((4, 8), [5, 6, 7, 8]),
-                              ((3, 10), [57, 2, 30]), ((6, 4), [1, 2, 3, 4, 5, 6])]:
+    shuffled = _not_row_indexes(lambda: rng.choice(16, size=5, replace=False))
+    later = int(rng.integers(2, 20)) + np.arange(4)                             # a block that starts later
+    far = rng.permutation([int(rng.integers(40, 64)), int(rng.integers(0, 10)), int(rng.integers(10, 40))])
+    shifted = int(rng.integers(1, 10)) + np.arange(6)
+    for (n, d), positions in [((5, 6), shuffled), ((4, 8), later), ((3, 10), far), ((6, 4), shifted)]:
         _call_rotary(apply_rotary, rng.normal(size=(n, d)), positions)
     X = rng.normal(size=(4, 6))
     out = _call_rotary(apply_rotary, X, [0, 0, 0, 0])
@@ -211,7 +233,7 @@ def check_apply_rotary(apply_rotary):
 def check_apply_rotary_batched(apply_rotary):
     """(n, d) first, then the same rotation with one and two leading axes."""
     rng = hidden_inputs("check_apply_rotary_batched")
-    positions = [4, 9, 1, 6, 2]
+    positions = _not_row_indexes(lambda: rng.choice(12, size=5, replace=False))
     _call_rotary(apply_rotary, rng.normal(size=(5, 8)), positions)
     _call_rotary(apply_rotary, rng.normal(size=(3, 5, 8)), positions)          # (B, n, d)
     X = rng.normal(size=(2, 3, 5, 8))                                          # (B, heads, n, d)
@@ -225,14 +247,14 @@ def check_apply_rotary_relative(apply_rotary):
     rng = hidden_inputs("check_apply_rotary_relative")
     d = 8
     q, k = rng.normal(size=(1, d)), rng.normal(size=(1, d))
-    m = np.array([0, 3, 7, 20])
+    m = np.sort(rng.choice(30, size=4, replace=False))
     Q = _call_rotary(apply_rotary, np.repeat(q, 4, axis=0), m)                # q at m
     K = _call_rotary(apply_rotary, np.repeat(k, 4, axis=0), m + 5)            # k at m + 5
     scores = np.sum(Q * K, axis=-1)                                           # (4,)
     assert np.allclose(scores, scores[0], rtol=1e-4, atol=1e-6), (
         _("apply_rotary: the score of a query at m and a key at m + 5 must not depend on m"))
     X = rng.normal(size=(3, d))
-    a, b = np.array([2, 11, 4]), np.array([5, 1, 30])
+    a, b = rng.integers(0, 40, size=3), rng.integers(0, 40, size=3)
     once = _call_rotary(apply_rotary, X, a)
     twice = _call_rotary(apply_rotary, once, b)
     assert np.allclose(twice, _ref().apply_rotary(X, a + b), rtol=1e-4, atol=1e-6), (

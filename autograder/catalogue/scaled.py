@@ -222,7 +222,7 @@ def check_mask_batched(scaled_dot_product_attention):
     B, n, m, d_k, d_v = 3, 4, 6, 5, 2
     Q, K, V = _inputs(rng, (B,), n, m, d_k, d_v)
     _expect(scaled_dot_product_attention, Q, K, V, _mask_with_both(rng, (n, m)))
-    lengths = np.array([5, 3, 2])                                   # keys j >= length are padding
+    lengths = rng.choice(np.arange(1, m), size=B, replace=False)   # keys j >= length are padding
     padding = np.arange(m)[None, None, :] < lengths[:, None, None]  # (B, 1, m)
     _expect(scaled_dot_product_attention, Q, K, V, padding)
     _expect(scaled_dot_product_attention, Q, K, V, _mask_with_both(rng, (B, n, m)))

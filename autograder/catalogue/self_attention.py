@@ -206,12 +206,14 @@ def _inputs(rng, n, d_model, d_k, d_v):
 def check_causal_mask(causal_mask):
     """Shapes, the lower triangle with the diagonal, and a boolean dtype."""
     rng = hidden_inputs("causal_mask")
-    for n in (int(rng.integers(4, 8)), int(rng.integers(8, 12)), 1):
+    # The size is the whole input: drawn from wide ranges, so that masks memorised from one draw miss the next.
+    for n in (int(rng.integers(4, 40)), int(rng.integers(40, 100)), 1):
         record = attempt(causal_mask, "causal_mask", (n,), want=_ref().causal_mask(n), arg_names=("n",))
         expect(record, MISTAKES)
-    mask = np.asarray(causal_mask(6))
+    n = int(rng.integers(5, 40))
+    mask = np.asarray(causal_mask(n))
     assert mask[3, 3] and mask[3, 0] and not mask[3, 4], (
-        _("causal_mask(6): row i must be True at columns 0..i and False after i"))
+        _("causal_mask({n}): row i must be True at columns 0..i and False after i").format(n=n))
 
 
 def check_self_attention(self_attention):

@@ -164,11 +164,16 @@ def check_random(softmax):
 def check_large(softmax):
     """Scores of large magnitude: no overflow, no NaN."""
     rng = hidden_inputs("large")
-    _expect(softmax, np.array([1000.0, 0.0, -1000.0]))
+    # As the visible test's [1000, 0, -1000], but drawn: one score far above, one far below, in any order.
+    large = rng.uniform(900.0, 1500.0)
+    _expect(softmax, rng.permutation([large, rng.uniform(-5.0, 5.0), -large]))
     _expect(softmax, rng.normal(scale=800.0, size=(5, 4)))
-    _expect(softmax, np.array([[1e4, 1e4 - 1.0, -1e4]]), axis=-1)
+    # Two huge scores about 1 apart (weights near 0.73 and 0.27) and one far below them; all exact in float32,
+    # so that a correct float32 softmax is right within tolerance whatever the draw.
+    top, gap = float(rng.integers(5000, 20000)), float(rng.choice([0.5, 0.75, 1.0, 1.25, 1.5]))
+    _expect(softmax, rng.permutation([top, top - gap, -top])[None, :], axis=-1)
     # Rows far apart: each needs its own maximum (a row 1100 below the largest score underflows with the global one).
-    offsets = np.array([[800.0], [-300.0], [-1800.0]])
+    offsets = np.array([[800.0], [-300.0], [-1800.0]]) + rng.uniform(-50.0, 50.0, size=(3, 1))
     _expect(softmax, rng.normal(scale=3.0, size=(3, 5)) + offsets)
 
 

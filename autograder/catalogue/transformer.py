@@ -337,7 +337,7 @@ def check_layer_norm(layer_norm):
     X = rng.normal(size=(4, d)) * np.array([[1e-3], [1.0], [2e-3], [5.0]])    # small and large spreads
     _call_layer_norm(layer_norm, X, gamma, beta)
     _call_layer_norm(layer_norm, X, gamma, beta, eps=1e-2)
-    constant = np.vstack([np.full((1, d), 3.0), rng.normal(size=(2, d))])
+    constant = np.vstack([np.full((1, d), rng.uniform(-5.0, 5.0)), rng.normal(size=(2, d))])
     out = _call_layer_norm(layer_norm, constant, gamma, beta)
     assert np.allclose(out[0], beta), _("layer_norm: a constant row must give beta")
 

@@ -5,7 +5,7 @@ named per the wheel standard) is built from a copy of the package's sources
 with pip, without build isolation and without network (setuptools is pinned in
 requirements.txt), into the site's root folder.  A learner installs it with
 ``pip install`` into any venv: the `attention` library the chapters import and
-the exercises' self-check, with its course data (see pyproject.toml).
+the exercises' self-check, with the public copy of the course (no solutions; see autograder/public_course.py).
 """
 import shutil
 import subprocess
