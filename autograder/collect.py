@@ -32,9 +32,14 @@ What ``nbgrader zip_collect`` does, without losing anyone (issues 19 and 24):
 * **one student at a time**: whatever fails while a student's files are written (a
   bad entry, a folder that cannot be made, a full disk) is that student's reason,
   and her earlier import stays as it was; everyone else is collected;
-* **a timestamp per submission**: the time the zip records for the file, written
-  to ``timestamp.txt`` as nbgrader's exchange writes it, so nbgrader's late penalty
-  applies against the assignment's due date, and ``release_feedback`` finds it;
+* **no time from the zip**: Canvas (``content_zipper.rb``) and Moodle (``downloader.php``)
+  give every file of an export the time of the download, not of the submission, so no
+  ``timestamp.txt`` is written and nbgrader computes no late penalty: lateness is the
+  LMS's (its late policy); Canvas's ``LATE`` marker is listed.  Without timestamp.txt
+  nbgrader's exchange ``release_feedback`` does not apply: an LMS class gets its
+  feedback through the LMS;
+* **resubmissions**: Canvas's ``<file>-<n>.ipynb`` and Moodle's ``<file> (<n>).ipynb`` (a file
+  uploaded again beside the first): the highest ``n`` is kept;
 * **nothing dropped in silence**: every file skipped is listed, one a line, with
   why (not a notebook, a name no layout explains, a link, a path leaving the
   archive, an older resubmission, too large ...); every name is quoted
@@ -76,9 +81,12 @@ CHUNK_BYTES = 256 << 10             # what one read of an entry may hold in memo
 
 # Canvas writes <name>[_late]_<user id>_<attachment id>_<file>: a lookahead finds every place
 # where "_<digits>_<digits>_" could be the ids, since the name and the file may hold it too.
-_CANVAS_IDS = re.compile(r"(?=_(?P<late>late_)?(?P<user>[0-9]{1,20})_(?P<attachment>[0-9]{1,20})_)")
+# Canvas writes "LATE" (older versions lower-cased the whole name: "late").
+_CANVAS_IDS = re.compile(r"(?=_(?P<late>(?i:late)_)?(?P<user>[0-9]{1,20})_(?P<attachment>[0-9]{1,20})_)")
 _CANVAS_FILE = re.compile(r"(?P<file>[^/]+?)(?:-(?P<resubmission>[0-9]{1,9}))?\.ipynb")
-MOODLE = re.compile(r"^(?P<student>[^/]+)_(?P<user>[0-9]{1,20})_assignsubmission_file_?/(?P<file>[^/]+)\.ipynb$")
+# Moodle names a file uploaded again beside the first "<name> (1).ipynb" (file_storage::get_unused_filename).
+MOODLE = re.compile(r"^(?P<student>[^/]+)_(?P<user>[0-9]{1,20})_assignsubmission_file_?/"
+                    r"(?P<file>[^/]+?)(?: \((?P<resubmission>[0-9]{1,9})\))?\.ipynb$")
 STUDENT_ID = re.compile(r"(?:canvas|moodle)-[0-9]{1,20}")   # what _submission makes of the LMS's user id
 _UNICODE_PATH = 0x7075            # Info-ZIP's "Unicode Path" extra field
 _UTF8_FLAG = 0x800                # general purpose bit 11: the name is UTF-8
@@ -146,9 +154,7 @@ def _canvas(name):
     (a dict, or None) and every user id the name can be read as, the file part valid or not."""
     reading, users = None, set()
     for found in _CANVAS_IDS.finditer(name):
-        if found.start() == 0:
-            continue                                   # no name before the ids
-        users.add(found["user"])
+        users.add(found["user"])                       # at the start too: Canvas may write an empty name
         file = reading is None and _CANVAS_FILE.fullmatch(name, found.end("attachment") + 1)
         if file:
             reading = {"display": name[:found.start()], "late": bool(found["late"]), "user": found["user"],
@@ -162,7 +168,7 @@ def _moodle(name):
     if match is None:
         return None
     return {"display": match["student"], "late": False, "user": match["user"], "file": match["file"],
-            "resubmission": 0}
+            "resubmission": int(match["resubmission"] or 0)}
 
 
 def _open_archive(path, stack):
@@ -326,8 +332,9 @@ def _write_student(course, assignment, student, files):
                 old.unlink()                              # the LMS's latest state replaces an earlier import
             for part, submission in parts:
                 os.replace(part, target / submission.file)
-            when = max(s.timestamp for _, s in parts)
-            (target / "timestamp.txt").write_text(when.strftime(TIMESTAMP_FORMAT))
+            # No timestamp.txt: the zip's times are the download's (module docstring), so nbgrader
+            # computes no late penalty from them; one left by an earlier import goes too.
+            (target / "timestamp.txt").unlink(missing_ok=True)
             secret = target / "submission_secret.txt"     # what release_feedback names the feedback by
             if not secret.exists():
                 secret.write_text(secrets.token_hex(64))

@@ -143,12 +143,11 @@ def list_inbound(inbound, assignment, student="*"):
                 skipped.append((name, f"named after {quoted(match['student'])} but owned by "
                                       f"{quoted(owner or str(info.st_uid))}"))
                 continue
-            try:
-                when = parse_utc(match["timestamp"])
-            except Exception:                  # dateutil raises several kinds
+            try:   # dateutil raises several kinds; a date at the calendar's end overflows with the grace
+                when = trusted_time(parse_utc(match["timestamp"]), _utc(info.st_ctime))
+            except Exception:
                 skipped.append((name, "an unreadable timestamp"))
                 continue
-            when = trusted_time(when, _utc(info.st_ctime))
             by_owner.setdefault(owner, []).append(Folder(name, owner, info.st_uid, when, (info.st_dev, info.st_ino)))
     for uid, count in counts.items():
         if count > MAX_FOLDERS_PER_STUDENT:

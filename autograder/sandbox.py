@@ -358,6 +358,24 @@ def _hide(paths, bound, keep):
     return args
 
 
+def sandbox_uid(pid=None):
+    """The unprivileged uid the sandboxes of grader process ``pid`` (default: this one) run as when the
+    grader is root: one per grader process, so that parallel graders do not share the process limit,
+    and never an account of this machine (whose files it could then read or write, an exchange's say)."""
+    import grp
+    import pwd
+    uid = 60000 + (os.getpid() if pid is None else pid) % 5000
+    while True:
+        try:
+            pwd.getpwuid(uid)
+        except KeyError:
+            try:
+                grp.getgrgid(uid)     # the same number is its group id
+            except KeyError:
+                return uid
+        uid += 5000   # the accounts of a machine are finitely many
+
+
 def _bwrap_command(python, hidden=()):
     """bwrap's command line for the worker: an empty root holding the system's libraries and the
     Python installation, read-only, and nothing that holds a reference solution, a model answer,
@@ -389,7 +407,7 @@ def _bwrap_command(python, hidden=()):
     if os.geteuid() == 0:
         # Drop root: the process limit is not enforced for root.  A different
         # uid per grader process keeps parallel graders from sharing the limit.
-        uid = str(60000 + os.getpid() % 5000)
+        uid = str(sandbox_uid())
         args += ["--", "/usr/bin/setpriv", "--reuid", uid, "--regid", uid, "--clear-groups",
                  "--inh-caps=-all", "--bounding-set=-all"]
     else:
@@ -497,7 +515,7 @@ class Worker:
         sandboxed = sandbox_available()
         if not sandboxed and self.limits.require_sandbox:
             raise WorkerError(_("bubblewrap (bwrap) is not installed: refusing to grade without a sandbox"))
-        python = sys.executable
+        python = os.path.abspath(sys.executable)   # "../venv/bin/python" would not resolve in the sandbox
         if sandboxed:
             command, cwd = _bwrap_command(python, self.hidden), "/"
             limit_processes = True

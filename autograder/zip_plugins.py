@@ -15,26 +15,23 @@ plugs two classes into nbgrader's ``ZipCollectApp`` instead:
   streamed to disk in chunks, stopped past 16 MiB whatever it declares).  Each chosen
   notebook is written as ``extracted/<student id>/<file>``: the LMS's id
   (``canvas-<user id>``, ``moodle-<participant id>``), never a display name, and a file
-  name that is printable text (nbgrader logs it as it is); its modification time is
-  the time the zip records.  Every entry skipped is one warning line with its reason,
+  name that is printable text (nbgrader logs it as it is).  Every entry skipped is one warning line with its reason,
   its name quoted.  As ``collect`` does, the LMS's name of each student becomes her
   ``last_name`` in the gradebook.  A zip with nothing to collect, one id given to two
   names in one archive (which no LMS writes) or a run larger than collect's bound is
   one error line and exit status 1, before anything is extracted;
 * ``LmsIdCollector`` (``ZipCollectApp.collector_plugin``) reads that layout back: the
   student id is the folder's name (checked against ``collect.STUDENT_ID``), the file
-  id its name, the timestamp its modification time, i.e. the zip's.  nbgrader then
-  writes the student's newest one to ``timestamp.txt`` (``2026-11-20 12:00:00+00:00``,
-  which nbgrader reads as collect's ``2026-11-20 12:00:00.000000 UTC``).  Any other
-  file in ``extracted/`` is skipped with a line.
+  id its name, and no timestamp: an LMS's export gives every file the time of the
+  download (collect.py's docstring), so, as with ``collect``, nbgrader writes no
+  ``timestamp.txt`` and computes no late penalty.  Any other file in ``extracted/`` is
+  skipped with a line.
 
 nbgrader's app keeps its own rules around them: ``--force`` to extract or collect
 over an earlier run, and no ``submission_secret.txt`` (``collect`` writes one, which
 ``release_feedback`` needs).
 """
 import contextlib
-import datetime
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -107,8 +104,6 @@ class BoundedExtractor(ExtractorPlugin):
                         target.unlink(missing_ok=True)
                         skipped.append((submission.name, str(why)))
                         continue
-                    when = submission.timestamp.timestamp()   # the zip's time, for LmsIdCollector
-                    os.utime(target, (when, when))
                     hers.append(submission)
             except OSError as error:   # that student's reason, never the end of the run
                 shutil.rmtree(folder, ignore_errors=True)
@@ -141,5 +136,4 @@ class LmsIdCollector(FileNameCollectorPlugin):
                 f"Skipped {safe.quoted(str(path))} (not extracted by autograder.zip_plugins.BoundedExtractor, "
                 "which writes extracted/<student id>/<notebook>)"))
             return None
-        when = datetime.datetime.fromtimestamp(path.stat().st_mtime, datetime.timezone.utc)
-        return {"student_id": student, "file_id": file, "timestamp": when}
+        return {"student_id": student, "file_id": file, "timestamp": None}   # the zip's time is the download's

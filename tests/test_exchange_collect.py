@@ -428,6 +428,18 @@ def test_a_back_dated_name_is_overruled_by_the_kernels_time(exchange, collector)
 
 
 @pytest.mark.parametrize("collector", COLLECTORS)
+def test_a_time_at_the_calendars_end_is_one_skipped_line(exchange, collector):
+    """Red team, issue 24: a name claiming 9999-12-31 23:59:30 overflowed the grace and stopped
+    collection for everyone."""
+    root, inbound, _ = exchange
+    _attacker(inbound, "nobody+01_softmax+9999-12-31 23:59:30.000000 UTC")
+    printed = _collect(collector, root, inbound)
+    assert "'nobody+01_softmax+9999-12-31 23:59:30.000000 UTC': an unreadable timestamp" in printed \
+        or "an unreadable timestamp" in printed
+    assert helpers.submitted(root, "daemon").is_file() and not (courses.course_at(root).submitted / "nobody").exists()
+
+
+@pytest.mark.parametrize("collector", COLLECTORS)
 def test_folders_named_as_nbgrader_submit_names_them_are_collected(exchange, collector):
     """nbgrader's submit appends a random part to each name (ExchangeSubmit.add_random_string)."""
     root, inbound, _ = exchange

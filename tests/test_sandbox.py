@@ -219,3 +219,34 @@ def test_a_course_inside_a_bound_folder_is_covered_and_a_venv_inside_it_kept(tmp
     assert result.stdout.split() == [str(outer / "beside.txt"), str(venv / "lib" / "python.txt"), "READ-ONLY"]
     with pytest.raises(WorkerError, match="is also the Python installation"):   # `python -m venv .` in a course
         sandbox._hide([venv], ["/usr", str(outer)], [venv])
+
+
+def test_the_sandbox_never_runs_as_an_account_of_this_machine(monkeypatch):
+    """Red team, issue 24: 60000 + pid % 5000 could be a real account's uid, whose files the learner's
+    code would then own (an exchange under /usr/local/share, say)."""
+    import pwd
+
+    from autograder import sandbox
+    taken = {60000 + 4242, 65000 + 4242}
+    real = pwd.getpwuid
+
+    def getpwuid(uid):
+        if uid in taken:
+            return real(0)
+        return real(uid)
+    monkeypatch.setattr(pwd, "getpwuid", getpwuid)
+    assert sandbox.sandbox_uid(4242) == 70000 + 4242
+    assert sandbox.sandbox_uid(4243) == 60000 + 4243
+
+
+def test_a_relative_interpreter_path_still_runs_the_worker(tmp_path, monkeypatch):
+    """Red team, issue 24: `../venv/bin/python -m autograder check` failed every test with exit 127."""
+    import os
+    import sys
+
+    from autograder.sandbox import Limits, Worker
+    monkeypatch.chdir(os.path.dirname(sys.executable))
+    monkeypatch.setattr(sys, "executable", os.path.join("..", "bin", "..", "bin", os.path.basename(sys.executable)))
+    with Worker(Limits(require_sandbox=True)) as worker:
+        worker.run_cell(0, "import numpy as np\ndef answer():\n    return np.array([6.0 * 7])")
+        assert list(worker.call("answer", [], {})) == [42.0]
