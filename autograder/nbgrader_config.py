@@ -21,7 +21,7 @@ from nbgrader.validator import Validator
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests,
                                     GetGrades, IgnorePattern, LimitOutput, SaveAutoGrades)
 
-from autograder import course, validate
+from autograder import course, public_course, validate
 from autograder.mathjax import copy_mathjax
 from autograder.preprocessors import ReplaceLoneSurrogates, SandboxedExecute
 
@@ -52,7 +52,7 @@ c.ExportApp.plugin_class = "autograder.export.SpreadsheetSafeCsvExportPlugin"
 
 # The release needs no executed outputs, and stays byte-for-byte reproducible.
 c.GenerateAssignment.force = True
-c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+c.ClearSolutions.code_stub = {"python": public_course.CODE_STUB}   # the wheel's public course stubs the same
 
 # Grading: the sandboxed engine replaces nbgrader's in-kernel Execute step.  Before nbgrader's own
 # sanitising steps, a lone surrogate in the submission's JSON becomes U+FFFD (nbgrader could not write

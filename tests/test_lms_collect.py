@@ -318,16 +318,12 @@ def _peak(function):
         tracemalloc.stop()
 
 
-def test_a_zip_bomb_costs_no_memory_and_stops_no_one(tmp_path):
-    """The red team's entry of 1 MB inflating to 0.9 GB cost collect 1.76 GiB.  Here one of 200 KiB
-    inflating to 200 MiB is refused by its declared size, one whose headers declare 1000 bytes is
-    refused once read (its checksum fails), an honest 12 MiB notebook is streamed to disk, not held
-    in memory, and the others are collected."""
-    root = helpers.course(tmp_path)
+def bomb_archive(archive):
+    """A Canvas zip under 2 MiB: the HONEST students, carol's honest 12 MiB notebook, mallory's entry
+    of 200 KiB inflating to 200 MiB, and trudy's, whose headers declare it 1000 bytes; and carol's notebook."""
     large = helpers.submission("01_softmax", CORRECT.read_text())
     large.cells.append(nbformat.v4.new_markdown_cell("x" * (12 << 20)))
     large = nbformat.writes(large)
-    archive = tmp_path / "canvas.zip"
     with zipfile.ZipFile(archive, "w") as opened:
         for name, text in {**HONEST, "carol_1003_5003_softmax.ipynb": large}.items():
             opened.writestr(zipfile.ZipInfo(name, date_time=ON_TIME), text, zipfile.ZIP_DEFLATED)
@@ -335,6 +331,16 @@ def test_a_zip_bomb_costs_no_memory_and_stops_no_one(tmp_path):
         _zeros(opened, "trudy_1010_5010_softmax.ipynb")
     _declare_size(archive, "trudy_1010_5010_softmax.ipynb", 1000)
     assert archive.stat().st_size < 2 << 20
+    return archive, large
+
+
+def test_a_zip_bomb_costs_no_memory_and_stops_no_one(tmp_path):
+    """The red team's entry of 1 MB inflating to 0.9 GB cost collect 1.76 GiB.  Here one of 200 KiB
+    inflating to 200 MiB is refused by its declared size, one whose headers declare 1000 bytes is
+    refused once read (its checksum fails), an honest 12 MiB notebook is streamed to disk, not held
+    in memory, and the others are collected."""
+    root = helpers.course(tmp_path)
+    archive, large = bomb_archive(tmp_path / "canvas.zip")
     with Gradebook(helpers.gradebook_url(root)):   # nbgrader loaded and its gradebook made before measuring
         pass
     out, peak = _peak(lambda: _collect(root, archive))
