@@ -372,20 +372,15 @@ def verify(course, exercise, outcomes):
                                 + (" ..." if len(wrong) > 5 else ""))
 
 
-def create_schema(course, attempts=5):
-    """Open the gradebook once, so that nbgrader creates its tables; several graders starting at once
-    on a new PostgreSQL database race to create them, and the losers simply open it again."""
-    import time
+def create_schema(course):
+    """Open the gradebook once, so that nbgrader creates its tables (racing graders: see
+    ``course_secret.despite_racing_creators``)."""
     from nbgrader.api import Gradebook
-    from sqlalchemy.exc import IntegrityError, ProgrammingError
-    for attempt in range(attempts):
-        try:
-            with Gradebook(course.gradebook_url):
-                return
-        except (IntegrityError, ProgrammingError):
-            if attempt == attempts - 1:
-                raise
-            time.sleep(0.5 * (attempt + 1))
+
+    def open_once():
+        with Gradebook(course.gradebook_url):
+            pass
+    course_secret.despite_racing_creators(open_once)
 
 
 def _has_assignment(course, exercise):

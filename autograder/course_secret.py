@@ -68,6 +68,21 @@ def _table():
                     sa.Column("value", sa.String(256), nullable=False))
 
 
+def despite_racing_creators(create, attempts=5):
+    """Run ``create`` (tables made on a gradebook): several graders starting at once on a new PostgreSQL
+    database race to create the same tables, and the losers' CREATE fails (a unique violation in the
+    catalog, or "already exists"); they wait a moment and try again, finding the tables made."""
+    import time
+    from sqlalchemy.exc import IntegrityError, ProgrammingError
+    for attempt in range(attempts):
+        try:
+            return create()
+        except (IntegrityError, ProgrammingError):
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.5 * (attempt + 1))
+
+
 def recorded_fingerprint(url):
     """The fingerprint the gradebook at ``url`` records, or None (a gradebook nobody graded into yet)."""
     import sqlalchemy as sa
@@ -90,7 +105,7 @@ def record_fingerprint(url, value):
     table = _table()
     engine = sa.create_engine(url)
     try:
-        table.metadata.create_all(engine)
+        despite_racing_creators(lambda: table.metadata.create_all(engine))
         try:
             with engine.begin() as connection:
                 connection.execute(table.insert().values(key=_KEY, value=value))
