@@ -91,7 +91,7 @@ def test_masked_weight_not_zero_is_one_entry_wherever_masks_occur():
 
 
 def test_every_shared_mistake_has_a_wrong_implementation():
-    """Each contract-shape mistake of checks.py is shown by some exercise's wrong implementation."""
+    """Each contract-shape mistake of checks.form is shown by some exercise's wrong implementation."""
     kept = {mistake_id(p) for _, p in WRONG}
     assert {m.id for m in checks.SHARED_MISTAKES} <= kept, {m.id for m in checks.SHARED_MISTAKES} - kept
 

@@ -1,0 +1,283 @@
+"""The contract's form: mistakes of a result's structure (a single array for a pair, the outputs
+swapped, transposed or flattened) and the rank probe, which tells code that fits only one number
+of batch axes from code that is wrong whatever the rank."""
+import re
+
+import numpy as np
+
+from ..i18n import N_, _, pgettext
+from ..results import STOPPED
+from .messages import WHERE, learner_error, where
+from .model import Mistake, all_close, attempt, close
+
+# --------------------------------------------------------------------------- contract-shape mistakes
+def _pair(record):
+    """(want as a tuple, returned as a tuple or None)."""
+    want = record.want if isinstance(record.want, tuple) else (record.want,)
+    returned = record.returned
+    return want, (returned if isinstance(returned, tuple) else None)
+
+
+def _returned_single(record):
+    want, _returned = _pair(record)
+    got = record.returned
+    if not isinstance(record.want, tuple) or not isinstance(got, np.ndarray):
+        return False
+    names = ((_("the output"), _("the weights")) if len(want) == 2
+             else tuple(_("output {index}").format(index=i) for i in range(len(want))))
+    for name, part in zip(names, want):
+        if close(got, part):
+            return _("your function returned only {name}, a single array of shape {shape}").format(
+                name=name, shape=got.shape)
+    return _("your function returned a single array of shape {shape}").format(shape=got.shape)
+
+
+def _returned_tuple(record):
+    got = record.returned
+    if isinstance(record.want, tuple) or not isinstance(got, tuple):
+        return False
+    if close(got[0], record.want):
+        return _("your function returned a tuple of {count} arrays (its first array is the right answer)").format(
+            count=len(got))
+    return _("your function returned a tuple of {count} arrays").format(count=len(got))
+
+
+def _returned_wrong_count(record):
+    want, got = _pair(record)
+    if not isinstance(record.want, tuple) or got is None or len(got) == len(want):
+        return False
+    return _("your function returned {count} arrays").format(count=len(got))
+
+
+def _swapped_order(record):
+    want, got = _pair(record)
+    if len(want) != 2 or got is None or len(got) != 2 or record.got is None:
+        return False
+    return np.shape(got[0]) == np.shape(want[1]) and np.shape(got[1]) == np.shape(want[0]) and (
+        close(got[0], want[1]) and close(got[1], want[0]))
+
+
+def _transposed(got, want):
+    got, want = np.asarray(got), np.asarray(want, dtype=float)
+    return want.ndim >= 2 and not close(got, want) and close(got, np.swapaxes(want, -1, -2))
+
+
+def _weights_transposed(record):
+    want, got = _pair(record)
+    if len(want) != 2 or got is None or len(got) != 2:
+        return False
+    return close(got[0], want[0]) and _transposed(got[1], want[1])
+
+
+def _output_transposed(record):
+    want, got = _pair(record)
+    if got is None:
+        got = (record.returned,) if isinstance(record.returned, np.ndarray) else None
+    if got is None or len(got) != len(want):
+        return False
+    return _transposed(got[0], want[0]) and all(close(g, w) for g, w in zip(got[1:], want[1:]))
+
+
+def _flattened(record):
+    want, got = _pair(record)
+    got = got if got is not None else (record.returned,) if isinstance(record.returned, np.ndarray) else None
+    if got is None or len(got) != len(want):
+        return False
+    wrong = [(g, w) for g, w in zip(got, want) if not close(g, w)]
+    return bool(wrong) and all(np.shape(g) != np.shape(w) and np.size(g) == np.size(w)
+                               and close(np.ravel(g), np.ravel(w)) for g, w in wrong) and (
+        _("your result has shape {got} instead of {want}").format(got=np.shape(wrong[0][0]),
+                                                                  want=np.shape(wrong[0][1])))
+
+
+# ........................................................................... the rank probe
+_RANK_WORDS = {0: N_("no batch axis"), 1: N_("one batch axis"), 2: N_("two batch axes"), 3: N_("three batch axes")}
+
+
+def _lead(record):
+    """Number of leading batch axes of the record's call (of its first batched argument)."""
+    for value, core in zip(record.args, record.batched.cores):
+        if core is not None and isinstance(value, np.ndarray):
+            return value.ndim - core
+    return 0
+
+
+def _with_batch(args, cores, batch):
+    """The record's arguments rebuilt with leading batch shape ``batch``: the first entry of each
+    batched argument, rolled along its rows from one batch entry to the next."""
+    out = []
+    for value, core in zip(args, cores):
+        if core is None or not isinstance(value, np.ndarray) or value.ndim < core:
+            out.append(value)
+            continue
+        base = value.reshape(-1, *value.shape[value.ndim - core:])[0] if value.ndim > core else value
+        count = int(np.prod(batch)) if batch else 1
+        rows = [np.roll(base, k, axis=-2) if base.ndim >= 2 else base for k in range(count)]
+        out.append(np.stack(rows).reshape(*batch, *base.shape) if batch else base.copy())
+    return tuple(out)
+
+
+def _probe(record, lead):
+    """'works', or what goes wrong, when the record's computation runs with ``lead`` batch axes
+    (a result that breaks only the contract's return structure counts as working: that mistake
+    is named by its own entry)."""
+    spec = record.batched
+    batch = (2, 3, 2)[:lead] if spec.any_rank else (3,)[:lead]
+    args = _with_batch(record.args, spec.cores, batch)
+    try:
+        with np.errstate(all="ignore"):
+            want = spec.reference(*args, **record.kwargs)
+    except Exception:
+        return None
+    trial = attempt(record.callee, record.function, args, record.kwargs, want=want, arg_names=())
+    if (trial.error is not None or not all_close(trial.got, trial.want)) and trial.returned is not None and any(
+            mistake.shown_by(trial) for mistake in _STRUCTURE_MISTAKES):
+        return "works"
+    if trial.error is not None:
+        return "raises"
+    if not all_close(trial.got, trial.want):
+        got = trial.got if isinstance(trial.got, tuple) else (trial.got,)
+        want = want if isinstance(want, tuple) else (want,)
+        return "wrong shape" if any(np.shape(g) != np.shape(w) for g, w in zip(got, want)) else "wrong values"
+    return "works"
+
+
+def _rank_hint(line, error):
+    """Why a line of the learner's code fits only one number of axes, and what works for any."""
+    line, error = line or "", error or ""
+    fixed = re.search(r"(?:\.transpose|np\.transpose)\(\s*(?:[A-Za-z_][\w.\[\]]*,\s*)?\(?\s*(\d+(?:\s*,\s*\d+)+)",
+                      line)
+    if fixed:
+        count = len(fixed.group(1).split(","))
+        snippet = fixed.group(0) + ")" * (fixed.group(0).count("(") - fixed.group(0).count(")"))
+        return _("`{snippet}` lists the axes one by one, so it only fits arrays with exactly {count} axes; "
+                 "`np.swapaxes(x, -1, -2)` (or `np.moveaxis`) works for any number of leading axes").format(
+                     snippet=snippet, count=count)
+    if re.search(r"\.T\b|np\.transpose\(\s*\w+\s*\)|\.transpose\(\s*\)", line):
+        return _("`.T` (or `np.transpose(x)`) reverses ALL the axes; swap only the last two: "
+                 "`np.swapaxes(x, -1, -2)`, which works for any number of leading axes")
+    if "values to unpack" in error:
+        return _("unpacking `x.shape` into a fixed number of names assumes that many axes; take what you need "
+                 "from the end: `*batch, n, d = x.shape`, or `x.shape[:-1]` and `x.shape[-1]`")
+    if "reshape" in error or re.search(r"\.reshape\(", line):
+        return _("a reshape to a fixed list of sizes assumes a number of axes; keep the leading ones: "
+                 "`x.reshape(*x.shape[:-1], num_heads, d_head)`")
+    if "einstein" in error.lower() or "subscripts" in error or "einsum" in line:
+        return _("einsum subscripts with one letter per axis fix the number of axes; let `...` stand for the "
+                 "batch axes: `np.einsum('...nd,...md->...nm', Q, K)`")
+    return _("count the axes from the end (`-1`, `-2`, ...) so that any number of leading batch axes works: "
+             "`np.swapaxes(x, -1, -2)`, `x.shape[-1]`, `np.einsum('...nd,...md->...nm', ...)`")
+
+
+def _rank_bound(record):
+    """The rank probe's finding (computed once per record: it calls the learner's function again)."""
+    if "rank" not in record.probed:
+        if record.callee is None:   # a watcher's copy: only what the grading found
+            return False
+        record.probed["rank"] = _probe_ranks(record)
+    return record.probed["rank"]
+
+
+def _probe_ranks(record):
+    spec = record.batched
+    if spec is None or record.callee is None:
+        return False
+    if record.error is None:
+        want, got = _pair(record)
+        got = got if got is not None else (record.returned,)
+        if all(np.shape(g) == np.shape(w) for g, w in zip(got, want)):
+            return False  # a wrong value at the right shape: a mistake of the formula, not of the rank
+    elif record.error.startswith(STOPPED) or "not implemented" in record.error:
+        return False
+    lead = _lead(record)
+    ranks = {0, 1, 2, lead} if spec.any_rank else {0, 1}
+    if not spec.any_rank and lead != 0:
+        return False
+    outcomes = {rank: (_probe(record, rank) if rank != lead else "fails") for rank in sorted(ranks)}
+    works = [rank for rank, outcome in outcomes.items() if outcome == "works"]
+    fails = [rank for rank, outcome in outcomes.items() if outcome in ("raises", "wrong shape", "fails")]
+    if not works or lead in works:
+        return False
+    function, _callers, line = where(record.error)
+    if record.error is None:
+        what = _("the result has the wrong shape")
+    else:
+        error = learner_error(WHERE.sub("", record.error))
+        inside = function and function not in ("<module>", record.function)
+        if inside:
+            what = (_("it raised {error} in your {function} at `{line}`") if line
+                    else _("it raised {error} in your {function}")).format(error=error, function=function, line=line)
+        else:
+            what = (_("it raised {error} at `{line}`") if line else _("it raised {error}")).format(error=error, line=line)
+    if not spec.any_rank:
+        return _("{what}. Your {function} works on inputs with a leading batch axis but not on the "
+                 "contract's inputs, which have none: {hint}").format(
+                     what=what, function=record.function, hint=_unbatched_hint(line, record.error))
+    return _("{what}. Your {function} works with {works} and fails with {fails}: {hint}").format(
+        what=what, function=record.function, works=_join(works), fails=_join(fails),
+        hint=_rank_hint(line, record.error))
+
+
+def _unbatched_hint(line, error):
+    """What to write instead of code that assumes a (batch, n, d) tensor."""
+    line, error = line or "", error or ""
+    if re.search(r"transpose\(", line):
+        return _("for an (n, d) array write `K.T` (or `np.swapaxes(K, -1, -2)`, which works with or without a "
+                 "batch axis)")
+    if "values to unpack" in error:
+        return _("unpack two axes, `n, d = X.shape` (or take `X.shape[-1]`, which works with or without a batch "
+                 "axis)")
+    if "einstein" in error.lower() or "subscripts" in error or "einsum" in line:
+        return _("drop the batch letter from the einsum subscripts, or write `...` for it: `'...nd,...md->...nm'`")
+    return _("index the axes from the end (`-1`, `-2`) so that the code runs with or without a batch axis")
+
+
+def _join(ranks):
+    words = [_(_RANK_WORDS[rank]) if rank in _RANK_WORDS else _("{count} batch axes").format(count=rank)
+             for rank in ranks]
+    if len(words) == 1:
+        return words[0]
+    # Translators: "works with no batch axis, one batch axis and with two batch axes".
+    return pgettext("ranks", ", ").join(words[:-1]) + pgettext("ranks", " and with ") + words[-1]
+
+
+RANK_MESSAGE = N_("the contract takes any number of leading batch axes (the `...` in its shapes), so count the "
+                "axes from the end.")
+
+BATCHES_MESSAGE = N_("the contract's shapes have no batch axis (one sequence at a time, such as Q of shape (n, d)); "
+                   "code written for (batch, n, d) tensors must be adapted, not wrapped.")
+
+CONTRACT_MISTAKES = (
+    Mistake("returns_single_array",
+            "the contract asks for the pair `(output, weights)`, in that order: `return out, weights`.",
+            _returned_single),
+    Mistake("returns_tuple",
+            "the contract returns a single array here: return only it (for example `return H`, not "
+            "`return H, h`).",
+            _returned_tuple),
+    Mistake("returns_wrong_count",
+            "the contract asks for exactly the pair `(output, weights)`, in that order: `return out, weights`.",
+            _returned_wrong_count),
+    Mistake("outputs_in_wrong_order",
+            "the two results are in the wrong order: the contract returns `(output, weights)`, the output first.",
+            _swapped_order),
+    Mistake("weights_transposed",
+            "the weights are transposed: one row per key. The contract wants shape (..., n, m), row i holding "
+            "query i's weights over the keys (each row sums to 1).",
+            _weights_transposed),
+    Mistake("output_transposed",
+            "the result is transposed (its last two axes are swapped). In the row convention each row is one "
+            "query or token: check the order of the factors (`Q @ K.T`, `weights @ V`) and the shapes in the "
+            "contract.",
+            _output_transposed),
+    Mistake("flattened_result",
+            "the numbers are right but the array is flattened or reshaped: keep one row per query or token "
+            "(`np.stack(rows)` or `np.array(rows)` builds a 2-D array from a list of rows; `np.concatenate` "
+            "glues them into one long vector).",
+            _flattened),
+    Mistake("fixed_rank", RANK_MESSAGE, lambda record: record.batched is not None and record.batched.any_rank
+            and _rank_bound(record)),
+    Mistake("written_for_batches", BATCHES_MESSAGE, lambda record: record.batched is not None
+            and not record.batched.any_rank and _rank_bound(record)),
+)
+_STRUCTURE_MISTAKES = CONTRACT_MISTAKES[:6]

@@ -1,0 +1,214 @@
+"""The data model of a check: one call of the learner's function (``Attempt``), a catalogued
+mistake (``Mistake``), the contract's batch axes (``Batched``), and how an answer is compared
+(``close``, with the tolerance of a correct float32 implementation)."""
+import dataclasses
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from ..i18n import _
+from .messages import NOT_A_TUPLE, NOT_AN_ARRAY, NOT_NUMERIC, UNUSABLE, describe, describe_exception
+
+# Loose enough for a correct float32 implementation, far tighter than any mistake.
+RTOL, ATOL = 1e-4, 1e-6
+
+
+@dataclasses.dataclass
+class Attempt:
+    """One call of a learner's function, with everything needed to judge it."""
+    function: str                   # the learner's function that was called, e.g. "softmax"
+    call: str                       # how the call reads, e.g. "softmax(x, axis=0) with x of shape (4, 3)"
+    args: tuple
+    kwargs: dict
+    want: Any                       # the reference answer
+    got: Any = None                 # the learner's answer, as float arrays (None if it raised)
+    error: Optional[str] = None     # "ValueError: ..." if it raised
+    modified_input: bool = False    # True if it changed one of its input arrays
+    kinds: tuple = ()               # NumPy dtype kind of each returned array before conversion ("b", "f", ...)
+    peak_bytes: Optional[int] = None    # memory the call allocated at its peak, when traced
+    memory_bound: Optional[int] = None  # what the check allows for peak_bytes
+    returned: Any = None            # what came back as float arrays, even when it breaks the contract's structure
+    batched: Any = None             # a Batched: the contract allows leading batch axes (for the rank probe)
+    callee: Any = dataclasses.field(default=None, repr=False, compare=False)   # the learner's function
+    probed: dict = dataclasses.field(default_factory=dict, repr=False, compare=False)  # rank probe, computed once
+
+
+@dataclasses.dataclass(frozen=True)
+class Batched:
+    """How the contract treats leading batch axes, for the rank probe.
+
+    ``cores[i]`` is the number of trailing axes of positional argument ``i`` that
+    are not batch axes (None: the argument is never batched, e.g. a weight
+    matrix or an int); ``reference(*args)`` is the right answer for any rank.
+    With ``any_rank`` the contract takes any number of leading batch axes;
+    without, it takes none, and the probe only tells code written for batched
+    tensors (``(batch, n, d)``) from code that is wrong whatever the rank.
+    """
+    cores: tuple
+    reference: Callable
+    any_rank: bool = True
+
+    @classmethod
+    def unbatched(cls, cores, reference):
+        """A contract without batch axes; the probe's batched answer is the reference per batch entry."""
+        def per_entry(*args, **kwargs):
+            lead = next(a.ndim - c for a, c in zip(args, cores) if c is not None and isinstance(a, np.ndarray))
+            if lead == 0:
+                return reference(*args, **kwargs)
+            entries = [reference(*(a[index] if c is not None and isinstance(a, np.ndarray) else a
+                                   for a, c in zip(args, cores)), **kwargs)
+                       for index in np.ndindex(*next(a.shape[:lead] for a, c in zip(args, cores)
+                                                     if c is not None and isinstance(a, np.ndarray)))]
+            if isinstance(entries[0], tuple):
+                return tuple(np.stack([e[i] for e in entries]) for i in range(len(entries[0])))
+            return np.stack(entries)
+        return cls(tuple(cores), per_entry, any_rank=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class Mistake:
+    """One entry of a misconception catalogue.
+
+    ``detect(attempt)`` says whether an answer shows this mistake's symptom (it
+    may return a string instead of True: a detail put before ``message``).
+    ``message`` is what the learner reads, in English (the msgid of its
+    translations, see ``i18n``; ``translated()`` in the grading's language).
+    A mistake is looked for in wrong answers; one with ``even_if_close`` also
+    in answers whose values are right within tolerance (a masked weight of
+    1e-13, a float mask, too much memory, a changed input).  A message with
+    values (code snippets, numbers) is made by ``Mistake.formatted``: its
+    template is translated, then filled in.
+    """
+    id: str
+    message: str
+    detect: Callable[[Attempt], Any]
+    even_if_close: bool = False
+    template: Optional[str] = dataclasses.field(default=None, repr=False)   # msgid of a message with values
+    fields: tuple = dataclasses.field(default=(), repr=False)              # (name, value) pairs it is filled with
+
+    @classmethod
+    def formatted(cls, id, template, detect, even_if_close=False, **fields):
+        """A mistake whose message is ``template`` (a marked format string) filled with ``fields``."""
+        return cls(id, template.format(**fields), detect, even_if_close, template, tuple(sorted(fields.items())))
+
+    def translated(self):
+        """The message in the grading's language (``message`` itself in English)."""
+        if self.template is None:
+            return _(self.message)
+        return _(self.template).format(**{name: _(value) for name, value in self.fields})
+
+    def shown_by(self, record):
+        """The detail string, True, or False: does ``record`` show this mistake?"""
+        if not self.even_if_close and record.error is None and all_close(record.got, record.want):
+            return False  # a right answer shows no mistake but the ones marked even_if_close
+        try:
+            with np.errstate(all="ignore"):   # mistaken formulas may divide 0 by 0: that is their point
+                return self.detect(record) or False
+        except Exception:  # a symptom check that does not apply to this answer
+            return False
+
+    def text(self, record, found=True):
+        """The diagnosis of ``record``: its call, the detector's detail if any, the message."""
+        detail = f"{found}: " if isinstance(found, str) else ""
+        return f"{record.call}: {detail}{self.translated()}"
+
+
+
+
+def as_float_array(value):
+    """A learner's answer as a plain float64 ndarray, or ValueError.
+
+    Objects that only pretend to be arrays (overriding ``__eq__``, ``__bool__``,
+    ``__array_function__`` ...) are converted element by element into a new
+    ndarray of floats, so no comparison below ever calls the learner's code.
+    """
+    if isinstance(value, np.ndarray) and type(value) is np.ndarray and value.dtype.kind in "biuf":
+        return value.astype(np.float64)
+    if isinstance(value, (list, tuple, int, float, np.generic)) or (
+            isinstance(value, np.ndarray) and value.dtype.kind in "biuf"):
+        try:
+            array = np.array(np.asarray(value, dtype=np.float64), dtype=np.float64, copy=True)
+        except (TypeError, ValueError) as error:
+            raise ValueError(NOT_NUMERIC.format(error=error)) from None
+        return np.asarray(array).view(np.ndarray)
+    raise ValueError(NOT_AN_ARRAY.format(type=type(value).__name__))
+
+
+def attempt(function, name, args, kwargs=None, *, want, arg_names, memory_bound=None, batched=None):
+    """Call ``function(*args, **kwargs)`` on copies of the inputs and record what happened.
+
+    With ``memory_bound`` (bytes) the call is traced and ``peak_bytes`` recorded.
+    With ``batched`` (a ``Batched``) a wrong shape or a crash is probed on the
+    other numbers of batch axes the contract allows.
+    """
+    kwargs = dict(kwargs or {})
+    copies = tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
+    record = Attempt(function=name, call=describe(name, args, kwargs, arg_names), args=args, kwargs=kwargs,
+                     want=want, memory_bound=memory_bound, batched=batched, callee=function)
+    try:
+        if memory_bound is None:
+            result = function(*copies, **kwargs)
+        else:
+            result, record.peak_bytes = traced_call(function, *copies, **kwargs)
+    except Exception as error:  # the learner's exception is a finding, not a crash
+        record.error = describe_exception(error)
+        return record
+    record.modified_input = bool(getattr(function, "changed_input", False)) or any(  # the engine's proxy knows
+        isinstance(a, np.ndarray) and not np.array_equal(a, c, equal_nan=True) for a, c in zip(args, copies))
+    record.returned = _as_floats(result)
+    try:
+        if isinstance(want, tuple):
+            if not isinstance(result, (tuple, list)) or len(result) != len(want):
+                raise ValueError(NOT_A_TUPLE.format(count=len(want), type=type(result).__name__))
+            parts = tuple(result)
+        else:
+            parts = (result,)
+        record.kinds = tuple(getattr(np.asarray(p) if isinstance(p, (list, tuple)) else p, "dtype",
+                                     np.dtype(float)).kind for p in parts)
+        converted = tuple(as_float_array(p) for p in parts)
+        record.got = converted if isinstance(want, tuple) else converted[0]
+    except ValueError as error:
+        record.error = UNUSABLE.format(problem=error)
+    return record
+
+
+def _as_floats(result):
+    """A returned value as float arrays (a tuple stays a tuple), None where that is impossible."""
+    try:
+        if isinstance(result, (tuple, list)) and not isinstance(result, np.ndarray) and result and all(
+                isinstance(part, np.ndarray) for part in result):
+            return tuple(as_float_array(part) for part in result)
+        return as_float_array(result)
+    except (ValueError, TypeError):
+        return None
+
+
+def traced_call(function, *args, **kwargs):
+    """Call ``function`` and return ``(value, peak_bytes)``, the peak of memory it allocated.
+
+    Through the grading engine the kernel measures it from outside, for the whole
+    sandboxed process tree (``engine._Session.measured_call``); in a notebook
+    kernel (plain nbgrader), tracemalloc measures it here.
+    """
+    if hasattr(function, "traced_call"):
+        return function.traced_call(*args, **kwargs)
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        value = function(*args, **kwargs)
+        return value, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def close(got, want):
+    """Same shape and values equal within tolerance; NaN never equals anything."""
+    got, want = np.asarray(got), np.asarray(want)
+    return got.shape == want.shape and bool(np.all(np.isclose(got, want, rtol=RTOL, atol=ATOL)))
+
+
+def all_close(got, want):
+    if isinstance(want, tuple):
+        return got is not None and all(close(g, w) for g, w in zip(got, want))
+    return got is not None and close(got, want)
+
