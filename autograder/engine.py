@@ -206,6 +206,10 @@ class _Proxy:
     def __call__(self, *args, **kwargs):
         return self._call(args, kwargs, False)
 
+    def sibling(self, name):
+        """The learner's function ``name`` in the same session (``checks.learner_function``)."""
+        return _Proxy(self._session, name)
+
     def traced_call(self, *args, **kwargs):
         """(value, peak bytes), the peak measured by the kernel for the sandboxed process tree."""
         return self._call(args, kwargs, True)
@@ -245,8 +249,9 @@ def _failure_message(error, test_source):
     """One line saying why a test failed, without the hidden test's source."""
     if isinstance(error, AssertionError):
         text = i18n.one_language(str(error).strip())   # a visible test's message is bilingual
-        if text:
-            return text.splitlines()[0] if len(text) < 2000 else text[:2000]
+        if text:   # kept whole, on one line
+            text = " ".join(line.strip() for line in text.splitlines() if line.strip())
+            return text if len(text) <= 2000 else text[:1997] + "..."
         # A bare `assert`: name the statement, which is visible test code.
         line = traceback.extract_tb(error.__traceback__)[-1].lineno
         lines = test_source.splitlines()

@@ -220,12 +220,20 @@ _HALVES = re.compile(r"\s+/\s+")
 def one_language(text):
     """The half of a bilingual message in the grading's language: the visible tests of the
     exercise notebooks write their assertion messages ``"English ... / 日本語 ..."`` (the
-    learner running them in the notebook reads both); any other text is returned unchanged."""
+    learner running them in the notebook reads both); any other text is returned unchanged.
+
+    The halves meet at the last " / " with no Japanese before it, so a formula's own slash
+    (``softmax(Q K^T / sqrt(d))``) stays inside its half."""
+    halves = None
     for match in _HALVES.finditer(text):
         english, japanese = text[:match.start()], text[match.end():]
-        if _JAPANESE.search(japanese) and not _JAPANESE.search(english):
-            return japanese if current() == "ja" else english
-    return text
+        if _JAPANESE.search(english):
+            break
+        if _JAPANESE.search(japanese):
+            halves = english, japanese
+    if halves is None:
+        return text
+    return halves[1] if current() == "ja" else halves[0]
 
 
 def display_width(text):

@@ -309,3 +309,16 @@ def test_every_visible_test_message_is_bilingual():
                     if not JAPANESE.search(text):
                         missing.append(f"{exercise.assignment}/{test.grade_id}: {text[:60]}")
     assert missing == []
+
+
+def test_a_visible_tests_bilingual_message_is_split_between_its_languages_and_kept_whole():
+    """A visible test's message is "English / 日本語"; a formula's own " / " stays inside its half,
+    and a message over several lines is kept whole, on one line."""
+    message = ("the weights must be softmax(Q K^T / sqrt(d_k)),\nrow by row / "
+               "重みは softmax(Q K^T / sqrt(d_k)) で、\n行ごとに計算します")
+    error = AssertionError(message)
+    with i18n.language("en"):
+        assert engine._failure_message(error, "") == "the weights must be softmax(Q K^T / sqrt(d_k)), row by row"
+    with i18n.language("ja"):
+        assert engine._failure_message(error, "") == "重みは softmax(Q K^T / sqrt(d_k)) で、 行ごとに計算します"
+    assert i18n.one_language("a / b, in English only") == "a / b, in English only"

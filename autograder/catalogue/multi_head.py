@@ -120,9 +120,23 @@ def _mha_variant(**options):
 
 
 def _mask_not_broadcast(record):
+    """Verified, not guessed from the error's words: the same call with the mask given its heads axis
+    gives the right answer."""
     mask = _mask_of(record)
-    return (record.function == "multi_head_attention" and record.error is not None and "broadcast" in record.error
-            and mask is not None and np.ndim(mask) >= 3)
+    if not (record.function == "multi_head_attention" and record.error is not None and "broadcast" in record.error
+            and mask is not None and np.ndim(mask) >= 3):
+        return False
+    if "mask_with_heads" not in record.probed:   # computed once, kept with the record's copies
+        record.probed["mask_with_heads"] = record.callee is not None and _right_with_heads_axis(record, mask)
+    return record.probed["mask_with_heads"]
+
+
+def _right_with_heads_axis(record, mask):
+    with_heads = np.asarray(mask)[..., None, :, :]
+    args = record.args[:7] + (with_heads,) if len(record.args) > 7 else record.args
+    kwargs = {**record.kwargs, "mask": with_heads} if "mask" in record.kwargs else record.kwargs
+    trial = attempt(record.callee, record.function, args, kwargs, want=record.want, arg_names=MHA_ARGS)
+    return trial.error is None and trial.got is not None and _same(trial.got, record.want)
 
 
 def _mask_ignored(record):

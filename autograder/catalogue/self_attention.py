@@ -206,14 +206,18 @@ def _inputs(rng, n, d_model, d_k, d_v):
 def check_causal_mask(causal_mask):
     """Shapes, the lower triangle with the diagonal, and a boolean dtype."""
     rng = hidden_inputs("causal_mask")
-    # The size is the whole input: drawn from wide ranges, so that masks memorised from one draw miss the next.
-    for n in (int(rng.integers(4, 40)), int(rng.integers(40, 100)), 1):
+    # The size is the whole input: drawn from wide ranges, so that masks memorised from one draw miss
+    # the next; the call is described by its range, so that the report reads the same on every draw.
+    for low, high in ((4, 40), (40, 100), (1, 2)):
+        n = int(rng.integers(low, high))
         record = attempt(causal_mask, "causal_mask", (n,), want=_ref().causal_mask(n), arg_names=("n",))
+        record.call = (_("causal_mask(n) with n from {low} to {high}").format(low=low, high=high - 1)
+                       if high - low > 1 else f"causal_mask({n})")
         expect(record, MISTAKES)
     n = int(rng.integers(5, 40))
     mask = np.asarray(causal_mask(n))
     assert mask[3, 3] and mask[3, 0] and not mask[3, 4], (
-        _("causal_mask({n}): row i must be True at columns 0..i and False after i").format(n=n))
+        _("causal_mask(n), n from 5 to 39: row i must be True at columns 0..i and False after i"))
 
 
 def check_self_attention(self_attention):

@@ -23,7 +23,8 @@ import copy
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import Mistake, attempt, close, expect, masked_weight_not_zero, reference, weights_sum_to_one
+from ..checks import (Fit, Mistake, attempt, close, expect, formula, learner_function, masked_weight_not_zero,
+                      reference, weights_sum_to_one)
 from ..checks import softmax as _softmax
 from ..i18n import N_, _
 
@@ -46,13 +47,20 @@ def _ln_args(record):
     return X, gamma, beta, eps
 
 
+def _ln_model(record, eps_used=None, **options):
+    """What layer_norm returns under mistaken options; ``eps_used``: an eps of its own, whatever is passed."""
+    X, gamma, beta, eps = _ln_args(record)
+    return _layer_norm(X, gamma, beta, eps if eps_used is None else eps_used, **options)
+
+
 def _ln_variant(**options):
-    def detect(record):
-        if record.function != "layer_norm" or record.got is None:
-            return False
-        X, gamma, beta, eps = _ln_args(record)
-        return close(record.got, _layer_norm(X, gamma, beta, eps, **options))
-    return detect
+    return formula(_ln_model, "layer_norm", **options)
+
+
+# The eps values found in public code: PyTorch's and most tutorials' 1e-5 is the contract's; Keras and
+# the Annotated Transformer use 1e-6 (or 1e-3 in old Keras), BERT 1e-12, others 1e-8 or none at all.
+EPS_SEEN = (1e-6, 1e-12, 1e-8, 1e-3, 1e-7, 1e-9, 1e-10, 1e-4, 1e-2, 0.0)
+EPS_FITTED = Fit(EPS_SEEN, N_("your eps is {value:g}"))
 
 
 def _ln_wrong_axis(record):
@@ -101,8 +109,10 @@ def _mha(X_q, X_kv, p, mask, scale="d_head", average=False):
 
 
 def _block(record, *, norm="post", residual_1=True, residual_2=True, ffn_input="H", ln_swap=False,
-           relu="hidden", scale="d_head", use_mask=True, average=False, ffn_first=False, ln=None):
-    """What transformer_block returns for the record's inputs under one mistaken formula."""
+           relu="hidden", scale="d_head", use_mask=True, average=False, ffn_first=False, ln=None,
+           learner_norm=False):
+    """What transformer_block returns for the record's inputs under mistaken options; with
+    ``learner_norm``, normalised by the learner's own layer_norm (the block isolated from it)."""
     X = np.asarray(record.args[0], dtype=float)
     p = record.args[1]
     causal = bool(record.kwargs.get("causal", record.args[2] if len(record.args) > 2 else False))
@@ -123,11 +133,14 @@ def _block(record, *, norm="post", residual_1=True, residual_2=True, ffn_input="
             return np.maximum(0.0, pre @ p["W_2"] + p["b_2"])
         return np.maximum(0.0, pre) @ p["W_2"] + p["b_2"]
 
+    normalise = _learner_layer_norm(record) if learner_norm else (
+        lambda Z, gamma, beta: _layer_norm(Z, gamma, beta, **(ln or {})))
+
     def ln1(Z):
-        return _layer_norm(Z, g1, b1, **(ln or {}))
+        return normalise(Z, g1, b1)
 
     def ln2(Z):
-        return _layer_norm(Z, g2, b2, **(ln or {}))
+        return normalise(Z, g2, b2)
 
     if norm == "pre":
         A, weights = attend(ln1(X))
@@ -152,7 +165,23 @@ def _same(got, alt):
 
 
 def _block_variant(**options):
-    return lambda record: record.function == "transformer_block" and _same(record.got, _block(record, **options))
+    return formula(_block, "transformer_block", **options)
+
+
+def _learner_layer_norm(record):
+    """The learner's own layer_norm, as the block's model calls it: each answer kept with the record
+    (``probed``), so that copies of the record without the learner's function still see it."""
+    answers = record.probed.setdefault("layer_norm", {})
+    function = learner_function(record, "layer_norm")
+
+    def layer_norm(Z, gamma, beta):
+        key = (Z.shape, Z.tobytes(), gamma.tobytes(), beta.tobytes())
+        if key not in answers:
+            if function is None:
+                raise LookupError("the learner's layer_norm is not at hand")
+            answers[key] = np.asarray(function(Z.copy(), gamma.copy(), beta.copy()), dtype=float)
+        return answers[key]
+    return layer_norm
 
 
 # The layer normalisation mistakes, as they show inside a block that normalises on its own.
@@ -208,6 +237,11 @@ MISTAKES = [
             "the centred row is divided by the variance, not by the standard deviation: divide by "
             "`np.sqrt(var + eps)`, so that the result has variance 1.",
             _ln_variant(root=False)),
+    Mistake("ln_eps_value",
+            "layer_norm's eps is not the contract's: its default is eps=1e-5 (`def layer_norm(X, gamma, beta, "
+            "eps=1e-5)`), and an eps that is passed must be used. Libraries differ (Keras 1e-3 or 1e-6, BERT "
+            "1e-12); this contract follows PyTorch's `nn.LayerNorm`.",
+            _ln_variant(eps_used=EPS_FITTED)),
     Mistake("ln_gamma_beta_swapped",
             "gamma and beta are swapped: gamma is the scale (it multiplies the normalised row) and beta "
             "the shift (it is added): `x_hat * gamma + beta`.",
@@ -218,6 +252,11 @@ MISTAKES = [
     Mistake("ln_no_beta",
             "beta is not added: after normalising and scaling, add the learned shift, `x_hat * gamma + beta`.",
             _ln_missing("beta")),
+    Mistake("block_right_but_layer_norm",
+            "the block itself is right: its answers differ from the contract's only through your "
+            "layer_norm, which the block uses. Correct layer_norm (its own test names its mistake), and "
+            "this test passes too.",
+            _block_variant(learner_norm=True)),
     Mistake("pre_norm",
             "this is the pre-norm block, x + Sublayer(LayerNorm(x)). The exercise asks for the post-norm "
             "block of the paper, LayerNorm(x + Sublayer(x)): H = LN_1(X + MultiHead(X)), "
@@ -287,7 +326,10 @@ def _ref():
 
 def _copying(function):
     """Call ``function`` on a deep copy of the params dict (the mistake models read the original)."""
-    return lambda X, params, *rest, **kwargs: function(X, copy.deepcopy(params), *rest, **kwargs)
+    def call(X, params, *rest, **kwargs):
+        return function(X, copy.deepcopy(params), *rest, **kwargs)
+    call.__wrapped__ = function
+    return call
 
 
 def _call_layer_norm(layer_norm, X, gamma, beta, eps=None):

@@ -3,14 +3,16 @@
 import contextlib
 import contextvars
 import dataclasses
+from typing import Any
 
 import numpy as np
 
-from ..i18n import N_, _, ngettext
+from ..i18n import N_, _, ngettext, pgettext
 from ..results import STOPPED
-from .form import CONTRACT_MISTAKES
+from .form import CONTRACT_MISTAKES, adapted
+from .formulas import pairs
 from .messages import raised
-from .model import all_close, as_float_array, close
+from .model import Unreturned, all_close, as_float_array, close
 from .shared import modifies_input
 
 _WATCHERS = contextvars.ContextVar("watchers", default=())
@@ -31,29 +33,77 @@ SHARED_MISTAKES = (modifies_input(N_("`x -= x.max()` or `Q /= np.sqrt(d)`"), "`s
                    *CONTRACT_MISTAKES)
 
 
-def _diagnosis(record, mistakes):
-    """(key, message) for a wrong answer: the first catalogued mistake that matches, else a plain
-    description; the key names the mistake (its id) or the kind of plain description."""
-    for mistake in mistakes:
+@dataclasses.dataclass
+class Diagnosis:
+    """What ``expect`` found wrong with one call."""
+    record: Any            # the call as judged, before a substitute answer stood in for the learner's
+    key: str               # the mistake's id, or the kind of a plain description ("values", "raised", ...)
+    message: str
+    mistake: Any = None    # the Mistake named, if any
+    detail: Any = True     # what its detector said
+    rank: int = 0          # where the computation meets it: its place among the mistakes looked for
+    verify: Any = None     # for mistakes found together (``formulas.pairs``): does another call fit them too?
+
+
+ADAPTABLE = ("returns_single_array", "returns_tuple", "returns_wrong_count", "missing_argument", "fixed_rank",
+             "written_for_batches")
+
+
+def _diagnoses(record, mistakes):
+    """The Diagnoses of a wrong answer: the first mistake it shows, else a description that localises
+    what is wrong; after a mistake of the contract's form, also what the maths of the call does once
+    adapted to what the learner's code supports (``form.adapted``)."""
+    for rank, mistake in enumerate(mistakes):
         found = mistake.shown_by(record)
         if found:
-            return mistake.id, mistake.text(record, found)
+            named = Diagnosis(record, mistake.id, mistake.text(record, found), mistake, found, rank)
+            trial = adapted(record, mistake.id) if mistake.id in ADAPTABLE else None
+            if trial is None:
+                return [named]
+            maths = [m for m in mistakes if m.id not in ADAPTABLE]
+            # what the adapted call shows comes right after the form's mistake, in the report's order
+            return [named, *(dataclasses.replace(d, rank=rank + (1 + d.rank) / (1 + len(mistakes)))
+                             for d in _diagnoses(trial, maths))]
     if record.error is not None:
-        return "raised", raised(record.call, record.error)
+        return [Diagnosis(record, "raised", raised(record.call, record.error), rank=len(mistakes))]
+    for first, first_detail, second, second_detail, verify in pairs(record, mistakes):
+        return [Diagnosis(record, m.id, m.text(record, detail), m, detail, mistakes.index(m), verify)
+                for m, detail in ((first, first_detail), (second, second_detail))]
+    return [Diagnosis(record, *localised(record), rank=len(mistakes))]
+
+
+def _parts(record):
+    """Names of the parts of the contract's answer: "the output" and "the weights" for a pair."""
+    if not isinstance(record.want, tuple):
+        return ("",)
+    if len(record.want) == 2:
+        return (_("the output"), _("the weights"))
+    return tuple(_("output {index}").format(index=index) for index in range(len(record.want)))
+
+
+def localised(record):
+    """(key, message) saying where a wrong answer goes wrong, naming no mistake: which part of the
+    answer is wrong and how (shape, NaN, values), which parts are right.  The words never depend on
+    the draw, so the same code gets the same report."""
     got = record.got if isinstance(record.got, tuple) else (record.got,)
     want = record.want if isinstance(record.want, tuple) else (record.want,)
-    for index, (g, w) in enumerate(zip(got, want)):
-        # Translators: put before "has shape ...", "contains NaN or inf", "has wrong values ...".
-        label = _("output {index} ").format(index=index) if len(want) > 1 else ""
-        if g.shape != np.shape(w):
+    names = _parts(record)
+    right = [name for name, g, w in zip(names, got, want) if close(g, w) and not isinstance(g, Unreturned)]
+    for name, g, w in zip(names, got, want):
+        if close(g, w):
+            continue
+        # Translators: put before "has shape ...", "contains NaN or inf", "has wrong values".
+        label = _("{part} ").format(part=name) if name else ""
+        if np.shape(g) != np.shape(w):
             return "shape", _("{call}: {label}has shape {got}, expected {want}").format(
-                call=record.call, label=label, got=g.shape, want=np.shape(w))
+                call=record.call, label=label, got=np.shape(g), want=np.shape(w))
         if not np.all(np.isfinite(g)) and np.all(np.isfinite(w)):
-            return "nan", _("{call}: {label}contains NaN or inf").format(call=record.call, label=label)
-        if not close(g, w):
-            error = np.nanmax(np.abs(g - w))
-            return "values", _("{call}: {label}has wrong values (largest difference {difference:.3g} "
-                               "from the expected result)").format(call=record.call, label=label, difference=error)
+            key, text = "nan", _("{call}: {label}contains NaN or inf").format(call=record.call, label=label)
+        else:
+            key, text = "values", _("{call}: {label}has wrong values").format(call=record.call, label=label)
+        if right:
+            text += _(" ({parts} right)").format(parts=pgettext("parts", " and ").join(right))
+        return key, text
     return "wrong", _("{call}: wrong result").format(call=record.call)
 
 
@@ -61,11 +111,62 @@ _COLLECTING = contextvars.ContextVar("collecting", default=None)
 MAX_SHOWN, MAX_LENGTH, MAX_TOTAL = 3, 1200, 1900   # diagnoses per test, characters per diagnosis, per test
 
 
+class Findings:
+    """What one test's calls showed (``collecting``): iterating gives its (key, message) pairs, each
+    named mistake verified against every call of the test, in the order the computation meets them."""
+
+    def __init__(self):
+        self.diagnoses = []     # Diagnosis, in call order
+        self.wrong = []         # every wrong answer (a valued one: no exception), adapted ones included
+
+    def add(self, diagnoses):
+        self.diagnoses.extend(diagnoses)
+        self.wrong.extend(d.record for d in diagnoses if d.record.error is None and d.key != "property")
+
+    def __bool__(self):
+        return bool(self.diagnoses)
+
+    def __len__(self):
+        return len(self.diagnoses)
+
+    def __iter__(self):
+        verified = [self._verified(d) for d in self.diagnoses]
+        named = [d for d in verified if d.mistake is not None and not d.mistake.even_if_close]
+        for index, diagnosis in enumerate(verified):
+            if diagnosis.mistake is None and diagnosis.record.error is None:
+                # a call that another call's verified mistake explains is that mistake, not a new problem
+                verified[index] = next((d for d in named if d.record.function == diagnosis.record.function
+                                        and d.mistake.shown_by(diagnosis.record)), diagnosis)
+        return iter([(d.key, d.message) for d in sorted(verified, key=lambda d: d.rank)])
+
+    def _verified(self, diagnosis):
+        """``diagnosis``, or where its call goes wrong when the mistake it names does not explain
+        every wrong answer of that function in the test (one name from one call is a guess): another
+        call explains it when the mistake reproduces its answer, alone or with the mistake found
+        together with it there."""
+        mistake, record = diagnosis.mistake, diagnosis.record
+        if mistake is None or mistake.even_if_close or record.error is not None:
+            return diagnosis
+        for other in self.wrong:
+            if other.function != record.function or other is record:
+                continue
+            if diagnosis.verify is not None:
+                if not diagnosis.verify(other):
+                    return Diagnosis(record, *localised(record), rank=10_000)
+                continue
+            if any(d.record is other and d.mistake is mistake and d.verify is not None for d in self.diagnoses):
+                continue   # named there together with another mistake
+            shown = mistake.shown_by(other)
+            if not shown or (mistake.same_detail and shown != diagnosis.detail):
+                return Diagnosis(record, *localised(record), rank=10_000)
+        return diagnosis
+
+
 @contextlib.contextmanager
 def collecting():
     """While the block runs, ``expect`` records every failed call instead of stopping at the first;
-    the block gets the list of (key, message) it fills."""
-    found = []
+    the block gets the ``Findings`` it fills (iterated: (key, message) pairs)."""
+    found = Findings()
     token = _COLLECTING.set(found)
     try:
         yield found
@@ -100,11 +201,13 @@ def _substitute(record):
                   else as_float_array(np.asarray(want, dtype=float)))
 
 
-def _fail(record, key, message):
+def _fail(record, diagnoses):
     found = _COLLECTING.get()
     if found is None or (record.error or "").startswith(STOPPED):
-        raise AssertionError(message)   # a timeout or a dead process ends the test: the next call would wait too
-    found.append((key, message))
+        # a timeout or a dead process ends the test: the next call would wait too
+        raise AssertionError(summary([(d.key, d.message) for d in diagnoses]))
+    found.add([dataclasses.replace(d, record=dataclasses.replace(d.record)) if d.record is record else d
+               for d in diagnoses])
     _substitute(record)
 
 
@@ -119,17 +222,20 @@ def expect(record, mistakes, *, extra_check=None):
     mistakes = (*mistakes, *SHARED_MISTAKES)
     failure = None
     if record.error is not None or not all_close(record.got, record.want):
-        failure = _diagnosis(record, mistakes)
+        failure = _diagnoses(record, mistakes)
     else:
-        found = next(((m, f) for m in mistakes if m.even_if_close for f in [m.shown_by(record)] if f), None)
+        found = next(((rank, m, f) for rank, m in enumerate(mistakes) if m.even_if_close
+                      for f in [m.shown_by(record)] if f), None)
         if found:
-            failure = found[0].id, found[0].text(record, found[1])
+            rank, mistake, detail = found
+            failure = [Diagnosis(record, mistake.id, mistake.text(record, detail), mistake, detail, rank)]
         else:
             problem = extra_check(record) if extra_check else None
-            failure = ("property", f"{record.call}: {problem}") if problem else None
+            failure = [Diagnosis(record, "property", f"{record.call}: {problem}", rank=len(mistakes))] \
+                if problem else None
     for watch in _WATCHERS.get():
         # As judged, before a failed call's answer is replaced; without the learner's function,
         # which may no longer be callable when the watcher looks (the probe's findings are kept).
         watch(dataclasses.replace(record, callee=None))
     if failure:
-        _fail(record, *failure)
+        _fail(record, failure)

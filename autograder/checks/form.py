@@ -1,14 +1,17 @@
 """The contract's form: mistakes of a result's structure (a single array for a pair, the outputs
 swapped, transposed or flattened) and the rank probe, which tells code that fits only one number
 of batch axes from code that is wrong whatever the rank."""
+import dataclasses
+import inspect
 import re
 
 import numpy as np
 
-from ..i18n import N_, _, pgettext
+from ..i18n import N_, _, ngettext, pgettext
 from ..results import STOPPED
 from .messages import WHERE, learner_error, where
-from .model import Mistake, all_close, attempt, close
+from .inputs import reference_function
+from .model import Mistake, all_close, attempt, close, unreturned
 
 # --------------------------------------------------------------------------- contract-shape mistakes
 def _pair(record):
@@ -129,7 +132,8 @@ def _probe(record, lead):
             want = spec.reference(*args, **record.kwargs)
     except Exception:
         return None
-    trial = attempt(record.callee, record.function, args, record.kwargs, want=want, arg_names=())
+    trial = attempt(record.callee, record.function, args, record.kwargs, want=want, arg_names=record.arg_names)
+    record.probed.setdefault("trials", {})[lead] = trial
     if (trial.error is not None or not all_close(trial.got, trial.want)) and trial.returned is not None and any(
             mistake.shown_by(trial) for mistake in _STRUCTURE_MISTAKES):
         return "works"
@@ -194,10 +198,13 @@ def _probe_ranks(record):
     if not spec.any_rank and lead != 0:
         return False
     outcomes = {rank: (_probe(record, rank) if rank != lead else "fails") for rank in sorted(ranks)}
-    works = [rank for rank, outcome in outcomes.items() if outcome == "works"]
+    right = [rank for rank, outcome in outcomes.items() if outcome == "works"]
+    works = [rank for rank, outcome in outcomes.items() if outcome in ("works", "wrong values")]
     fails = [rank for rank, outcome in outcomes.items() if outcome in ("raises", "wrong shape", "fails")]
     if not works or lead in works:
         return False
+    # A rank where the code runs with right shapes: the maths is diagnosed there (``adapted``).
+    record.probed["runs"] = next((rank for rank in works if rank not in right), None)
     function, _callers, line = where(record.error)
     if record.error is None:
         what = _("the result has the wrong shape")
@@ -213,6 +220,10 @@ def _probe_ranks(record):
         return _("{what}. Your {function} works on inputs with a leading batch axis but not on the "
                  "contract's inputs, which have none: {hint}").format(
                      what=what, function=record.function, hint=_unbatched_hint(line, record.error))
+    if right != works:
+        return _("{what}. Your {function} runs with {works} (with wrong values) and fails with {fails}: "
+                 "{hint}").format(what=what, function=record.function, works=_join(works), fails=_join(fails),
+                                  hint=_rank_hint(line, record.error))
     return _("{what}. Your {function} works with {works} and fails with {fails}: {hint}").format(
         what=what, function=record.function, works=_join(works), fails=_join(fails),
         hint=_rank_hint(line, record.error))
@@ -239,6 +250,105 @@ def _join(ranks):
         return words[0]
     # Translators: "works with no batch axis, one batch axis and with two batch axes".
     return pgettext("ranks", ", ").join(words[:-1]) + pgettext("ranks", " and with ") + words[-1]
+
+
+# ........................................................................... a missing argument
+_UNEXPECTED = re.compile(r"unexpected keyword argument '(?P<name>\w+)'")
+_TOO_MANY = re.compile(r"takes (?:from \d+ to )?(?P<takes>\d+) positional arguments? but (?P<given>\d+) (?:were|was) given")
+
+
+def _missing_arguments(record):
+    """The names of the contract's arguments that the learner's function does not take, from the
+    TypeError its call raised (empty when it raised something else)."""
+    error = (record.error or "").split(" (in your function")[0]
+    if not error.startswith("TypeError") or record.function not in error:
+        return ()
+    found = _UNEXPECTED.search(error)
+    if found and found["name"] in record.kwargs:
+        return (found["name"],)
+    found = _TOO_MANY.search(error)
+    if found and int(found["given"]) == len(record.args) and int(found["takes"]) < len(record.args):
+        names = record.arg_names or _parameters(record.function)
+        return tuple(names[int(found["takes"]):len(record.args)])
+    return ()
+
+
+def _parameters(function):
+    try:
+        return tuple(inspect.signature(reference_function(function)).parameters)
+    except (LookupError, TypeError, ValueError):
+        return ()
+
+
+def _missing_argument(record):
+    names = _missing_arguments(record)
+    if not names:
+        return False
+    return ngettext("your {function} has no `{names}` argument", "your {function} has no arguments {names}",
+                    len(names)).format(function=record.function, names="`, `".join(names))
+
+
+def _without(record, names):
+    """The record's call without the arguments ``names`` (what the learner's code supports), or None."""
+    positional = [name for name in (record.arg_names or _parameters(record.function))][:len(record.args)]
+    keep = [i for i, name in enumerate(positional) if name not in names] if positional else range(len(record.args))
+    args = tuple(record.args[i] for i in keep if i < len(record.args))
+    kwargs = {key: value for key, value in record.kwargs.items() if key not in names}
+    try:
+        with np.errstate(all="ignore"):
+            want = reference_function(record.function)(*args, **kwargs)
+    except Exception:
+        return None
+    arg_names = tuple(positional[i] for i in keep) if positional else ()
+    trial = attempt(record.callee, record.function, args, kwargs, want=want, arg_names=arg_names,
+                    batched=record.batched)
+    return dataclasses.replace(trial, adapted="without")
+
+
+# ........................................................................... rounded answers
+def _rounded(record):
+    """'rounded to k decimals' when every returned array is the right answer rounded (practice sites
+    ask for ``np.round(x, 4)``; this contract does not)."""
+    want, got = _pair(record)
+    got = got if got is not None else (record.returned,) if isinstance(record.returned, np.ndarray) else None
+    if got is None or len(got) != len(want) or all(close(g, w) for g, w in zip(got, want)):
+        return False
+    for decimals in range(0, 9):
+        if all(np.shape(g) == np.shape(w) and np.array_equal(np.asarray(g), np.round(np.asarray(w, dtype=float),
+                                                                                      decimals))
+               for g, w in zip(got, want)):
+            return _("your results are rounded to {decimals} decimals").format(decimals=decimals)
+    return False
+
+
+# ........................................................................... adapting a call to the code
+def adapted(record, mistake_id):
+    """The record's call adapted to what the learner's code supports, once ``mistake_id`` (a mistake of
+    the contract's form) is named, so that its maths can be diagnosed too: the one array it returns
+    compared with its part of the pair, the rank it handles, the call without the argument it lacks.
+    None when there is nothing more to look at (the adapted answer is right, or no adaptation fits)."""
+    trial = None
+    want = record.want
+    if mistake_id == "returns_single_array" and isinstance(record.returned, np.ndarray):
+        for index, part in enumerate(want):
+            if np.shape(record.returned) == np.shape(part):
+                got = tuple(record.returned if i == index else unreturned(w) for i, w in enumerate(want))
+                trial = dataclasses.replace(record, got=got, error=None, adapted="returned", probed={})
+                break
+    elif mistake_id == "returns_tuple" and isinstance(record.returned, tuple):
+        if np.shape(record.returned[0]) == np.shape(want):
+            trial = dataclasses.replace(record, got=record.returned[0], error=None, adapted="returned", probed={})
+    elif mistake_id == "returns_wrong_count" and isinstance(record.returned, tuple) and len(record.returned) > len(want):
+        got = record.returned[:len(want)]
+        if all(np.shape(g) == np.shape(w) for g, w in zip(got, want)):
+            trial = dataclasses.replace(record, got=got, error=None, adapted="returned", probed={})
+    elif mistake_id in ("fixed_rank", "written_for_batches") and record.probed.get("runs") is not None:
+        trial = dataclasses.replace(record.probed["trials"][record.probed["runs"]], adapted="rank")
+    elif mistake_id == "missing_argument":
+        trial = _without(record, _missing_arguments(record))
+    if trial is None or trial.error is not None or all_close(trial.got, trial.want):
+        return None
+    return trial
 
 
 RANK_MESSAGE = N_("the contract takes any number of leading batch axes (the `...` in its shapes), so count the "
@@ -275,6 +385,14 @@ CONTRACT_MISTAKES = (
             "(`np.stack(rows)` or `np.array(rows)` builds a 2-D array from a list of rows; `np.concatenate` "
             "glues them into one long vector).",
             _flattened),
+    Mistake("missing_argument",
+            "the contract's signature has this argument (with its default, such as `mask=None` or "
+            "`causal=False`): add it to your function's parameters and use it.",
+            _missing_argument),
+    Mistake("rounded",
+            "return the full values: rounding (as some practice sites ask for) makes every answer slightly "
+            "wrong for this contract. Remove the `np.round`.",
+            _rounded),
     Mistake("fixed_rank", RANK_MESSAGE, lambda record: record.batched is not None and record.batched.any_rank
             and _rank_bound(record)),
     Mistake("written_for_batches", BATCHES_MESSAGE, lambda record: record.batched is not None

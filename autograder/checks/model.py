@@ -31,6 +31,8 @@ class Attempt:
     batched: Any = None             # a Batched: the contract allows leading batch axes (for the rank probe)
     callee: Any = dataclasses.field(default=None, repr=False, compare=False)   # the learner's function
     probed: dict = dataclasses.field(default_factory=dict, repr=False, compare=False)  # rank probe, computed once
+    arg_names: tuple = ()           # the names of the positional arguments, for a message about a related call
+    adapted: str = ""               # how the call was adapted to what the learner's code supports ("" for none)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,13 +85,21 @@ class Mistake:
     message: str
     detect: Callable[[Attempt], Any]
     even_if_close: bool = False
+    # A mistake with a parameter (``shared.fitted``): its detail names the value fitted, and every
+    # call of a test must give the same value for the mistake to be named.
+    same_detail: bool = False
     template: Optional[str] = dataclasses.field(default=None, repr=False)   # msgid of a message with values
     fields: tuple = dataclasses.field(default=(), repr=False)              # (name, value) pairs it is filled with
+
+    def __post_init__(self):
+        if getattr(self.detect, "same_detail", False):    # a fitted formula (``formulas.Fit``)
+            object.__setattr__(self, "same_detail", True)
 
     @classmethod
     def formatted(cls, id, template, detect, even_if_close=False, **fields):
         """A mistake whose message is ``template`` (a marked format string) filled with ``fields``."""
-        return cls(id, template.format(**fields), detect, even_if_close, template, tuple(sorted(fields.items())))
+        return cls(id, template.format(**fields), detect, even_if_close, template=template,
+                   fields=tuple(sorted(fields.items())))
 
     def translated(self):
         """The message in the grading's language (``message`` itself in English)."""
@@ -144,7 +154,8 @@ def attempt(function, name, args, kwargs=None, *, want, arg_names, memory_bound=
     kwargs = dict(kwargs or {})
     copies = tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
     record = Attempt(function=name, call=describe(name, args, kwargs, arg_names), args=args, kwargs=kwargs,
-                     want=want, memory_bound=memory_bound, batched=batched, callee=function)
+                     want=want, memory_bound=memory_bound, batched=batched, callee=function,
+                     arg_names=tuple(arg_names))
     try:
         if memory_bound is None:
             result = function(*copies, **kwargs)
@@ -201,8 +212,23 @@ def traced_call(function, *args, **kwargs):
         tracemalloc.stop()
 
 
+class Unreturned(np.ndarray):
+    """A part of the contract's answer that the learner's code does not return (a pair asked for, one
+    array returned): when a call is adapted to what the code returns (``form.adapted``), it stands
+    in for the missing part, and ``close`` takes it for equal to anything, so that a mistake's
+    formula is compared with the parts that were returned."""
+
+
+def unreturned(like):
+    """An ``Unreturned`` of ``like``'s shape."""
+    return np.full(np.shape(like), np.nan).view(Unreturned)
+
+
 def close(got, want):
-    """Same shape and values equal within tolerance; NaN never equals anything."""
+    """Same shape and values equal within tolerance; NaN never equals anything (an ``Unreturned``
+    part equals anything of its shape)."""
+    if isinstance(got, Unreturned) or isinstance(want, Unreturned):
+        return np.shape(got) == np.shape(want)
     got, want = np.asarray(got), np.asarray(want)
     return got.shape == want.shape and bool(np.all(np.isclose(got, want, rtol=RTOL, atol=ATOL)))
 
@@ -212,3 +238,20 @@ def all_close(got, want):
         return got is not None and all(close(g, w) for g, w in zip(got, want))
     return got is not None and close(got, want)
 
+
+
+def returned_close(got, want):
+    """``close``, and ``got`` was returned (not an ``Unreturned`` stand-in): for a detector that
+    accepts either of two parts ("the weights, or the output, show it")."""
+    return not isinstance(got, Unreturned) and close(got, want)
+
+
+def learner_function(record, name):
+    """The learner's function ``name`` beside the one ``record`` called (the engine's proxy for it,
+    or the function of the same name in a notebook kernel), or None."""
+    callee = getattr(record.callee, "__wrapped__", record.callee)   # a check's wrapper around it
+    if callee is None:
+        return None
+    if hasattr(callee, "sibling"):
+        return callee.sibling(name)
+    return getattr(callee, "__globals__", {}).get(name)

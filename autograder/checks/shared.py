@@ -30,7 +30,12 @@ def masked_weight_not_zero(visible):
     """
     def detect(record):
         mask = visible(record)
-        return mask is not None and record.got is not None and not masked_weights_are_zero(record.got[1], mask)
+        if mask is None or record.got is None or masked_weights_are_zero(record.got[1], mask):
+            return False
+        # "small but not 0": a blocked weight of 0.3 is another mistake (a mask inverted, ignored ...)
+        weights = np.asarray(record.got[1])
+        blocked = weights[~np.broadcast_to(np.asarray(mask, dtype=bool), weights.shape)]
+        return bool(np.all(np.abs(blocked) < 1e-3))
     return Mistake("masked_weight_not_zero", MASKED_WEIGHT_NOT_ZERO, detect, even_if_close=True)
 
 

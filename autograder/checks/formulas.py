@@ -1,0 +1,115 @@
+"""Mistaken formulas as families: a mistake named by reproducing the learner's answer, a constant
+fitted from it, and two mistakes of one family found together.
+
+A catalogue writes one model of its exercise with options, ``model(record, **options)``: what code
+making those mistakes returns for the record's call (the whole answer, a tuple where the contract's
+is one).  ``formula(model, function, **options)`` is the detector of one mistake, an option set.
+An option may be a ``Fit``: the detector then tries its candidate values and names the one the
+learner's answers reproduce ("your eps is 1e-06"), the same value on every call of a test.
+When no single mistake reproduces a wrong answer, ``pairs`` tries every two formulas of the same
+model together (a block that is pre-norm AND scales by sqrt(d_model)), and names both only if
+their combination reproduces it.
+"""
+import dataclasses
+import itertools
+
+import numpy as np
+
+from ..i18n import _
+from .model import close
+
+MAX_FIT_COMBINATIONS = 64   # candidate values tried for one pair of formulas
+
+
+@dataclasses.dataclass(frozen=True)
+class Fit:
+    """An option whose value is fitted from the learner's answers: the ``candidates`` tried in order,
+    and ``detail``, a marked template with ``{value}`` that names the value found."""
+    candidates: tuple
+    detail: str
+
+
+def reproduces(record, predicted):
+    """Does the learner's answer equal ``predicted``, and does this call tell ``predicted`` from the
+    right answer (a formula that gives the right answer here shows no mistake)?"""
+    if record.got is None or predicted is None:
+        return False
+    got = record.got if isinstance(record.got, tuple) else (record.got,)
+    predicted = predicted if isinstance(predicted, tuple) else (predicted,)
+    want = record.want if isinstance(record.want, tuple) else (record.want,)
+    if len(got) != len(predicted) or not all(close(g, p) for g, p in zip(got, predicted)):
+        return False
+    return not all(close(p, w) for p, w in zip(predicted, want))
+
+
+def _settings(options):
+    """Every concrete option set of ``options`` (a Fit expanded into its candidates), with the Fit
+    options' values: [(options, {name: value})]."""
+    fitted = [(name, fit) for name, fit in options.items() if isinstance(fit, Fit)]
+    fixed = {name: value for name, value in options.items() if not isinstance(value, Fit)}
+    if not fitted:
+        return [(fixed, {})]
+    settings = []
+    for values in itertools.islice(itertools.product(*(fit.candidates for _name, fit in fitted)),
+                                   MAX_FIT_COMBINATIONS):
+        chosen = dict(zip((name for name, _fit in fitted), values))
+        settings.append(({**fixed, **chosen}, chosen))
+    return settings
+
+
+def _detail(options, chosen):
+    """What a fitted formula says about its values ("your eps is 1e-06"), or True without a Fit."""
+    parts = [_(options[name].detail).format(value=value) for name, value in chosen.items()]
+    return "; ".join(parts) if parts else True
+
+
+def formula(model, function, **options):
+    """The detector of the mistake ``options`` of ``model`` for the learner's ``function`` (see the
+    module's docstring); its ``family`` attribute lets ``pairs`` combine it with the others."""
+    def detect(record):
+        if record.function != function:
+            return False
+        for setting, chosen in _settings(options):
+            with np.errstate(all="ignore"):
+                if reproduces(record, model(record, **setting)):
+                    return _detail(options, chosen)
+        return False
+    detect.family = (model, function, options)
+    detect.same_detail = fitted(options)    # read by Mistake: every call must fit the same value
+    return detect
+
+
+def fitted(options):
+    """Does a formula's option set hold a Fit (its mistake is then named with the value found)?"""
+    return any(isinstance(value, Fit) for value in options.values())
+
+
+def pairs(record, mistakes):
+    """[(first, detail, second, detail, verify)] for the first two mistakes of one family whose
+    formulas together reproduce ``record``'s answer (at most one pair); ``verify(other)`` says whether
+    the same combination reproduces another call's answer too, or leaves it right."""
+    family = [(m, m.detect.family) for m in mistakes if getattr(m.detect, "family", None) is not None
+              and m.detect.family[1] == record.function]
+    for (first, (model, _function, a)), (second, (other_model, _f, b)) in itertools.combinations(family, 2):
+        if model is not other_model or set(a) & set(b):
+            continue
+        options = {**a, **b}
+        for setting, chosen in _settings(options):
+            with np.errstate(all="ignore"):
+                try:
+                    predicted = model(record, **setting)
+                except Exception:   # a combination the model cannot compute
+                    break
+            if reproduces(record, predicted):
+                def verify(other, model=model, setting=setting):
+                    try:
+                        with np.errstate(all="ignore"):
+                            predicted = model(other, **setting)
+                    except Exception:
+                        return False
+                    got = other.got if isinstance(other.got, tuple) else (other.got,)
+                    predicted = predicted if isinstance(predicted, tuple) else (predicted,)
+                    return other.got is not None and all(close(g, p) for g, p in zip(got, predicted))
+                return [(first, _detail(a, {k: v for k, v in chosen.items() if k in a}),
+                         second, _detail(b, {k: v for k, v in chosen.items() if k in b}), verify)]
+    return []
