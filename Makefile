@@ -70,11 +70,13 @@ wheel: $(VENV)/.installed
 	$(BIN)/pip wheel --quiet --no-deps --no-build-isolation -w _build/wheel .
 	rm -rf build   # setuptools' scratch folder
 
-# Every test: the fast tier first, then the rest (the book build with -W, the
-# browser, PostgreSQL and nbgrader tests), then nbval on every chapter.
-FAST := not browser and not postgres and not book and not nbgrader and not venv
+# Every test: the fast tier first, then every implementation on 20 draws (in parallel:
+# each grading is independent), then the rest (the book build with -W, the browser,
+# PostgreSQL and nbgrader tests), then nbval on every chapter.
+FAST := not browser and not postgres and not book and not nbgrader and not venv and not draws
 test: check
-	PATH="$(BIN):$$PATH" $(BIN)/pytest -m "not ($(FAST))" tests
+	PATH="$(BIN):$$PATH" $(BIN)/pytest $(XDIST) -m draws tests
+	PATH="$(BIN):$$PATH" $(BIN)/pytest -m "not ($(FAST)) and not draws" tests
 	PATH="$(BIN):$$PATH" $(BIN)/pytest --nbval --nbval-current-env book
 
 clean:

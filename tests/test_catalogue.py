@@ -5,12 +5,16 @@ A wrong implementation is ``tests/submissions/NN_name/wrong/<mistake id>.py``, o
 people write it in public code); the id is one of the exercise's catalogue or of the
 shared mistakes (``checks.SHARED_MISTAKES``: the contract's shapes, ranks and dtypes).
 """
+import ast
+
 import pytest
 
 import helpers
 from autograder import checks, engine, notebooks
+from autograder.results import NOT_ATTEMPTED
 
 WRONG = helpers.implementations("wrong")
+REAL = helpers.implementations("real")
 CORRECT = helpers.implementations("correct")
 EXERCISES = helpers.EXERCISES
 
@@ -121,3 +125,27 @@ def test_a_test_message_is_one_bounded_line():
     text = checks.summary(found, "the test's own assertion")
     assert "\n" not in text and len(text) < 2000 and "more different problems" in text
     assert text.startswith("call 0: ")
+
+
+def declared(path, field="Names"):
+    """The ids a real-pattern implementation declares in its docstring: ``Names:`` (the mistakes it
+    makes that the grader names) or ``Localised:`` (those it makes that the grader only localises)."""
+    doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+    line = next((line for line in doc.splitlines() if line.startswith(field + ":")), field + ": -")
+    return {name.strip() for name in line.split(":", 1)[1].split(",") if name.strip() not in ("", "-")}
+
+
+@pytest.mark.parametrize("assignment, path", REAL, ids=[f"{a}/{p.stem}" for a, p in REAL])
+def test_real_pattern_gets_every_name_it_declares_and_no_other(assignment, path):
+    """Code as people write it (tests/submissions/*/real/: several mistakes at once, the contract's form
+    broken, other constants): each mistake its docstring names is named, and no mistake it does not
+    make; the rest is localised (README.md there counts them)."""
+    names, localised = declared(path), declared(path, "Localised")
+    assert names | localised <= set(known_mistakes(assignment)), (names | localised) - set(known_mistakes(assignment))
+    assert names or localised, "a real pattern declares its mistakes"
+    report = grade(assignment, path.read_text())
+    found = {finding for t in report.tests for finding in t.findings} - {NOT_ATTEMPTED}
+    assert report.score < report.max_score
+    assert not found - names, f"named, but not made: {sorted(found - names)}"
+    assert not names - found, f"made, but not named: {sorted(names - found)}; " + " || ".join(
+        t.message for t in report.tests if not t.passed)[:1500]

@@ -15,8 +15,8 @@ the mistake.  Every mistake has a wrong implementation in
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import (Batched, Mistake, attempt, close, expect, large_factor, masked_weight_not_zero,
-                      no_max_subtraction, reference, weights_sum_to_one)
+from ..checks import (Batched, Fit, Mistake, Stage, attempt, close, either, expect, formula, large_factor,
+                      masked_weight_not_zero, no_max_subtraction, reference, weights_sum_to_one)
 from ..checks import softmax as _softmax
 from ..i18n import N_, _
 
@@ -35,6 +35,13 @@ def _visible_per_head(record):
 
 
 # --------------------------------------------------------------------------- mistaken formulas
+# Other divisors of the scores found in public code: d_head itself, its fourth root (a square root taken
+# twice), the square root of the number of heads, and a scale `d_head ** -0.5` used as a divisor.
+OTHER_SCALES = {"d_head": lambda d_head, h: float(d_head), "d_head ** 0.25": lambda d_head, h: d_head ** 0.25,
+                "sqrt(num_heads)": lambda d_head, h: np.sqrt(h), "1 / sqrt(d_head)": lambda d_head, h: d_head ** -0.5}
+OTHER_SCALE_FITTED = Fit(tuple(OTHER_SCALES), N_("your scores are divided by {value}"))
+
+
 def _split(X, h, how="ok"):
     *lead, n, d_model = X.shape
     d = d_model // h
@@ -54,15 +61,16 @@ def _merge(X, how="ok"):
     return np.swapaxes(X, -3, -2).reshape(*lead, n, h * d)
 
 
-def _mha(record, *, split="ok", merge="ok", scale="d_head", wo=True, use_mask=True, average=False):
+def _mha(record, *, split="ok", merge="ok", scale="sqrt(d_head)", wo=True, use_mask=True, average=False):
     """What multi_head_attention returns for the record's inputs under one mistaken formula."""
     X_q, X_kv, W_q, W_k, W_v, W_o = (np.asarray(a, dtype=float) for a in record.args[:6])
     h = int(record.args[6])
     mask = _mask_of(record)
     Q, K, V = _split(X_q @ W_q, h, split), _split(X_kv @ W_k, h, split), _split(X_kv @ W_v, h, split)
     d_model = W_q.shape[-1]
-    S = Q @ np.swapaxes(K, -1, -2) / {"d_head": np.sqrt(d_model // h), "d_model": np.sqrt(d_model),
-                                      "none": 1.0}[scale]
+    d_head = d_model // h
+    S = Q @ np.swapaxes(K, -1, -2) / {"sqrt(d_head)": np.sqrt(d_head), "d_model": np.sqrt(d_model), "none": 1.0,
+                                      **{text: divisor(d_head, h) for text, divisor in OTHER_SCALES.items()}}[scale]
     if mask is not None and use_mask:
         mask = np.asarray(mask, dtype=bool)
         S = np.where(mask[..., None, :, :] if mask.ndim >= 2 else mask, S, -np.inf)
@@ -77,25 +85,26 @@ def _same(got, alt):
     return got is not None and all(close(g, a) for g, a in zip(got, alt))
 
 
-def _split_no_transpose(record):
-    if record.function == "split_heads":
-        return close(record.got, _split(np.asarray(record.args[0], dtype=float), int(record.args[1]), "no_transpose"))
-    return record.function == "multi_head_attention" and _same(record.got, _mha(record, split="no_transpose"))
+def _formula(**options):
+    """The detector of one mistaken formula of multi_head_attention (``checks.formula``: mistakes of
+    this family are also found two at a time)."""
+    return formula(_mha, "multi_head_attention", **options)
 
 
-def _strided(record):
-    if record.function == "split_heads":
-        return close(record.got, _split(np.asarray(record.args[0], dtype=float), int(record.args[1]), "strided"))
-    if record.function == "merge_heads":
-        return close(record.got, _merge(np.asarray(record.args[0], dtype=float), "strided"))
-    return record.function == "multi_head_attention" and (_same(record.got, _mha(record, split="strided", merge="strided"))
-                                               or _same(record.got, _mha(record, split="strided")))
+def _split_heads_is(how):
+    return lambda record: record.function == "split_heads" and close(
+        record.got, _split(np.asarray(record.args[0], dtype=float), int(record.args[1]), how))
 
 
-def _merge_no_transpose(record):
-    if record.function == "merge_heads":
-        return close(record.got, _merge(np.asarray(record.args[0], dtype=float), "no_transpose"))
-    return record.function == "multi_head_attention" and _same(record.got, _mha(record, merge="no_transpose"))
+def _merge_heads_is(how):
+    return lambda record: record.function == "merge_heads" and close(
+        record.got, _merge(np.asarray(record.args[0], dtype=float), how))
+
+
+_split_no_transpose = either(_split_heads_is("no_transpose"), _formula(split="no_transpose"))
+_strided = either(lambda record: _split_heads_is("strided")(record) or _merge_heads_is("strided")(record)
+                  or _formula(split="strided")(record), _formula(split="strided", merge="strided"))
+_merge_no_transpose = either(_merge_heads_is("no_transpose"), _formula(merge="no_transpose"))
 
 
 def _heads_axis_not_moved(record):
@@ -116,7 +125,7 @@ def _single_head(record):
 
 
 def _mha_variant(**options):
-    return lambda record: record.function == "multi_head_attention" and _same(record.got, _mha(record, **options))
+    return _formula(**options)
 
 
 def _mask_not_broadcast(record):
@@ -139,9 +148,7 @@ def _right_with_heads_axis(record, mask):
     return trial.error is None and trial.got is not None and _same(trial.got, record.want)
 
 
-def _mask_ignored(record):
-    return (record.function == "multi_head_attention" and _mask_of(record) is not None
-            and _same(record.got, _mha(record, use_mask=False)))
+_mask_ignored = _formula(use_mask=False)
 
 
 MISTAKES = [
@@ -178,6 +185,10 @@ MISTAKES = [
             "the scores are not scaled: divide each head's `Q_h @ K_h^T` by sqrt(d_head), with "
             "d_head = d_model // num_heads.",
             _mha_variant(scale="none")),
+    Mistake("scaled_otherwise",
+            "each head's scores must be divided by sqrt(d_head), the length of its queries and keys "
+            "(d_head = d_model // num_heads): `scores = Q_h @ K_h^T / np.sqrt(d_head)`.",
+            _mha_variant(scale=OTHER_SCALE_FITTED)),
     Mistake("missing_wo",
             "the output projection W_o is missing: the result is Concat(head_1, ..., head_h), but "
             "multi-head attention returns Concat(head_1, ..., head_h) @ W_o. Multiply the merged "
@@ -208,6 +219,28 @@ MISTAKES = [
 ]
 
 
+# --------------------------------------------------------------------------- stages
+def _with(record, **changes):
+    """The record's call with some of its arguments changed (by name), for a stage's probe."""
+    args = list(record.args)
+    for name, value in changes.items():
+        args[MHA_ARGS.index(name)] = value
+    return tuple(args), dict(record.kwargs)
+
+
+# For a wrong answer that no mistake names: which part of the computation it comes from.
+STAGES = [
+    Stage("multi_head_attention", lambda record: _with(record, num_heads=1),
+          right=N_("with num_heads=1 (one head over all d_model columns) your answer is right: the mistake is in "
+                   "what several heads change (splitting the columns, merging the heads, or each head's scale)")),
+    Stage("multi_head_attention", lambda record: _with(record, W_q=np.zeros_like(record.args[2])),
+          right=N_("with all scores equal (W_q = 0) your answer is right: the mistake is in the scores (the "
+                   "queries, the keys, the scaling or the mask)"),
+          wrong=N_("even with all scores equal (W_q = 0) your answer is wrong: the mistake is on the values' "
+                   "path (W_v, merging the heads, or W_o)")),
+]
+
+
 # --------------------------------------------------------------------------- checks
 def _ref():
     return reference(__name__)
@@ -222,7 +255,7 @@ def _call_mha(mha, X_q, X_kv, Ws, num_heads, mask=None):
     want = _ref().multi_head_attention(*args)
     record = attempt(mha, "multi_head_attention", args, want=want, arg_names=MHA_ARGS + ("mask",),
                      batched=Batched((2, 2, None, None, None, None, None, 2), _ref().multi_head_attention))
-    expect(record, MISTAKES, extra_check=weights_sum_to_one(N_("row (in every head)")))
+    expect(record, MISTAKES, extra_check=weights_sum_to_one(N_("row (in every head)")), stages=STAGES)
     out, weights = record.got
     return out, weights
 

@@ -197,9 +197,13 @@ def check_large_scores(online_softmax_attention):
     """Scores of magnitude about 1000: no overflow, no 0/0, including a query whose scores are all very negative."""
     rng = hidden_inputs("large_scores")
     n, m, d, d_v = 6, 14, 4, 3
-    direction = np.ones(d) / np.sqrt(d)
-    K = rng.normal(size=(m, d)) + 40.0 * direction                  # every key points roughly along `direction`
-    Q = rng.normal(scale=30.0, size=(n, d))
+    # Whole numbers (and halves): the scores are exact even in float32, so a correct float32
+    # implementation is right on every draw, and only a wrong formula changes the answer.
+    direction = np.ones(d) / np.sqrt(d)                              # 0.5 in every coordinate
+    K = rng.integers(-2, 3, size=(m, d)) + 40.0 * direction          # every key points roughly along `direction`
+    K[-2] = K[-1] = 46.0 * direction                                 # query 1: its top two keys come last, equal (1/2 each),
+    K[-3] = 46.0 * direction - [0.0, 0.0, 0.0, 0.5]                  # its third 7.5 below: the scale shows in every draw
+    Q = rng.integers(-30, 31, size=(n, d)).astype(float)             # scores up to about 1000
     Q[0] = -60.0 * direction                                         # all of this query's scores are below -745
     Q[1] = 60.0 * direction                                          # all of this query's scores are above 709
     V = rng.normal(size=(m, d_v))

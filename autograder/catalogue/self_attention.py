@@ -13,8 +13,8 @@ Every mistake has a wrong implementation in ``tests/submissions/07_self_attentio
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import (Batched, Mistake, additive_mask, attempt, close, expect, large_factor, masked_weight_not_zero,
-                      no_max_subtraction, reference)
+from ..checks import (Batched, Mistake, additive_mask, attempt, close, expect, formula, large_factor,
+                      masked_weight_not_zero, no_max_subtraction, reference)
 from ..checks import softmax as _softmax
 from ..i18n import _
 
@@ -90,32 +90,19 @@ def _diagonal_excluded(record):
     return _same(record.got, _variant(record, mask="strict_lower", fill=-1e9), rows=slice(1, None))
 
 
-def _flag_ignored(record):
-    return _causal(record) and _same(record.got, _variant(record, mask="none"))
+def _formula(**options):
+    """The detector of one mistaken formula of self_attention (``checks.formula``: mistakes of this
+    family are also found two at a time)."""
+    return formula(_variant, "self_attention", **options)
 
 
-def _wq_for_keys(record):
-    return record.function == "self_attention" and _same(record.got, _variant(record, key="q"))
-
-
-def _no_scaling(record):
-    return record.function == "self_attention" and _same(record.got, _variant(record, scale="none"))
-
-
-def _scaled_by_d_model(record):
-    return record.function == "self_attention" and _same(record.got, _variant(record, scale="d_model"))
-
-
-def _masked_after_softmax(record):
-    return _causal(record) and _same(record.got, _variant(record, after=True))
-
-
-def _softmax_over_queries(record):
-    return record.function == "self_attention" and _same(record.got, _variant(record, axis=0))
-
-
-def _values_not_projected(record):
-    return record.function == "self_attention" and _same(record.got, _variant(record, value="x"))
+_flag_ignored = _formula(mask="none")
+_wq_for_keys = _formula(key="q")
+_no_scaling = _formula(scale="none")
+_scaled_by_d_model = _formula(scale="d_model")
+_masked_after_softmax = _formula(after=True)
+_softmax_over_queries = _formula(axis=0)
+_values_not_projected = _formula(value="x")
 
 
 MISTAKES = [

@@ -9,8 +9,9 @@ standard deviation of 0.001, ``eps`` outside the square root is far off) and
 one call passes its own ``eps``; ``gamma`` and ``beta`` are random and
 different; in the block ``d_ff``, ``d_model`` and ``d_head`` all differ, the
 two normalisations have different parameters, the FFN has non-zero biases,
-and one batch holds large inputs (scores in the thousands, where a softmax
-without its maximum subtracted overflows).  A wrong answer is matched against
+one batch holds large inputs (scores in the thousands, where a softmax
+without its maximum subtracted overflows), and every block check has a token
+of small spread (``_quiet_token``), so that layer_norm's eps shows in the block.  A wrong answer is matched against
 ``MISTAKES`` in order; the first symptom that fits names the mistake.  Every
 mistake has a wrong implementation in ``tests/submissions/11_transformer/``.
 
@@ -23,7 +24,7 @@ import copy
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import (Fit, Mistake, attempt, close, expect, formula, learner_function, masked_weight_not_zero,
+from ..checks import (Fit, Mistake, Stage, attempt, close, expect, formula, learner_function, masked_weight_not_zero,
                       reference, weights_sum_to_one)
 from ..checks import softmax as _softmax
 from ..i18n import N_, _
@@ -256,7 +257,7 @@ MISTAKES = [
             "the block itself is right: its answers differ from the contract's only through your "
             "layer_norm, which the block uses. Correct layer_norm (its own test names its mistake), and "
             "this test passes too.",
-            _block_variant(learner_norm=True)),
+            formula(_block, "transformer_block", isolates=True, learner_norm=True)),
     Mistake("pre_norm",
             "this is the pre-norm block, x + Sublayer(LayerNorm(x)). The exercise asks for the post-norm "
             "block of the paper, LayerNorm(x + Sublayer(x)): H = LN_1(X + MultiHead(X)), "
@@ -319,6 +320,26 @@ MISTAKES = [
 ]
 
 
+# --------------------------------------------------------------------------- stages
+def _params_with(record, **changes):
+    """The record's call with some entries of its params dict changed (zeros like the originals)."""
+    params = dict(record.args[1], **{name: np.zeros_like(np.asarray(record.args[1][name])) for name in changes})
+    return (record.args[0], params, *record.args[2:]), dict(record.kwargs)
+
+
+# For a wrong answer that no mistake names: which sub-layer it comes from.
+STAGES = [
+    Stage("transformer_block", lambda record: _params_with(record, W_1=0, b_1=0, W_2=0, b_2=0),
+          right=N_("with the feed-forward network switched off (W_1, b_1, W_2 and b_2 all 0) your block is right: "
+                   "the mistake is in the feed-forward sub-layer"),
+          wrong=N_("even with the feed-forward network switched off (W_1, b_1, W_2 and b_2 all 0) your block is "
+                   "wrong: the mistake is in the attention sub-layer, a residual connection or a normalisation")),
+    Stage("transformer_block", lambda record: _params_with(record, W_q=0),
+          right=N_("with all attention scores equal (W_q = 0) your block is right: the mistake is in the "
+                   "attention scores (their scale or the causal mask)")),
+]
+
+
 # --------------------------------------------------------------------------- checks
 def _ref():
     return reference(__name__)
@@ -350,7 +371,7 @@ def _call_block(transformer_block, X, params, causal=None):
     record.call = _("transformer_block(X, params{flag}) with X of shape {shape}, "
                     "num_heads={num_heads} and d_ff={d_ff}").format(flag=flag, shape=np.shape(X),
                                                                    num_heads=params['num_heads'], d_ff=d_ff)
-    expect(record, MISTAKES, extra_check=weights_sum_to_one(N_("row (in every head)")))
+    expect(record, MISTAKES, extra_check=weights_sum_to_one(N_("row (in every head)")), stages=STAGES)
     return record.got
 
 
@@ -384,6 +405,15 @@ def check_layer_norm(layer_norm):
     assert np.allclose(out[0], beta), _("layer_norm: a constant row must give beta")
 
 
+def _quiet_token(rng, shape, params):
+    """Inputs whose first token, and its attention output, barely vary across the features (a spread
+    of 0.001): layer_norm's eps then weighs in the block too, in every draw, so that an eps outside the
+    square root, or another eps, always changes the block's answer."""
+    X = rng.normal(size=shape)
+    X[..., 0, :] = rng.normal() + 1e-3 * rng.normal(size=shape[-1])
+    return X, dict(params, W_o=1e-4 * np.asarray(params["W_o"]))
+
+
 def check_transformer_block(transformer_block):
     """No batch axis: 3 heads and 1 head, causal=False given explicitly, permutation equivariance."""
     rng = hidden_inputs("check_transformer_block")
@@ -392,6 +422,7 @@ def check_transformer_block(transformer_block):
     out, weights = _call_block(transformer_block, X, params)
     _call_block(transformer_block, X, params, causal=False)
     _call_block(transformer_block, rng.normal(size=(4, 8)), _params(rng, d_model=8, num_heads=1, d_ff=6))
+    _call_block(transformer_block, *_quiet_token(rng, (5, 12), params))
     perm = rng.permutation(5)
     out_p, _weights_p = _call_block(transformer_block, X[perm], params)
     assert np.allclose(out_p, out[perm], rtol=1e-4, atol=1e-6), (
@@ -404,6 +435,7 @@ def check_transformer_block_batched(transformer_block):
     params = _params(rng, d_model=12, num_heads=4, d_ff=20)
     _call_block(transformer_block, rng.normal(size=(2, 5, 12)), params)
     _call_block(transformer_block, rng.normal(size=(2, 3, 4, 12)), params)
+    _call_block(transformer_block, *_quiet_token(rng, (2, 5, 12), params))
     large = _params(rng, d_model=12, num_heads=3, d_ff=16, scale=4.0)
     _call_block(transformer_block, 20.0 * rng.normal(size=(2, 6, 12)), large)
 
@@ -420,5 +452,6 @@ def check_transformer_block_causal(transformer_block):
     assert np.allclose(out2[:3], out[:3], rtol=1e-4, atol=1e-6), (
         _("transformer_block(causal=True): the outputs of the first tokens changed when only later tokens changed"))
     _call_block(transformer_block, rng.normal(size=(2, 5, 12)), params, causal=True)
+    _call_block(transformer_block, *_quiet_token(rng, (5, 12), params), causal=True)
     large = _params(rng, d_model=12, num_heads=4, d_ff=16, scale=4.0)
     _call_block(transformer_block, 20.0 * rng.normal(size=(2, 5, 12)), large, causal=True)

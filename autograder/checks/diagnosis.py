@@ -12,7 +12,8 @@ from ..results import STOPPED
 from .form import CONTRACT_MISTAKES, adapted
 from .formulas import pairs
 from .messages import raised
-from .model import Unreturned, all_close, as_float_array, close
+from .inputs import reference_function
+from .model import Unreturned, all_close, as_float_array, attempt, close
 from .shared import modifies_input
 
 _WATCHERS = contextvars.ContextVar("watchers", default=())
@@ -43,13 +44,14 @@ class Diagnosis:
     detail: Any = True     # what its detector said
     rank: int = 0          # where the computation meets it: its place among the mistakes looked for
     verify: Any = None     # for mistakes found together (``formulas.pairs``): does another call fit them too?
+    stages: tuple = ()     # the probes that localise a wrong answer no mistake names (``Stage``)
 
 
-ADAPTABLE = ("returns_single_array", "returns_tuple", "returns_wrong_count", "missing_argument", "fixed_rank",
-             "written_for_batches")
+ADAPTABLE = ("returns_single_array", "returns_tuple", "returns_wrong_count", "outputs_in_wrong_order",
+             "missing_argument", "fixed_rank", "written_for_batches")
 
 
-def _diagnoses(record, mistakes):
+def _diagnoses(record, mistakes, stages=()):
     """The Diagnoses of a wrong answer: the first mistake it shows, else a description that localises
     what is wrong; after a mistake of the contract's form, also what the maths of the call does once
     adapted to what the learner's code supports (``form.adapted``)."""
@@ -60,16 +62,19 @@ def _diagnoses(record, mistakes):
             trial = adapted(record, mistake.id) if mistake.id in ADAPTABLE else None
             if trial is None:
                 return [named]
-            maths = [m for m in mistakes if m.id not in ADAPTABLE]
+            maths = [m for m in mistakes if m.id != mistake.id]   # the next form mistake, then the maths
             # what the adapted call shows comes right after the form's mistake, in the report's order
             return [named, *(dataclasses.replace(d, rank=rank + (1 + d.rank) / (1 + len(mistakes)))
-                             for d in _diagnoses(trial, maths))]
+                             for d in _diagnoses(trial, maths, stages))]
     if record.error is not None:
         return [Diagnosis(record, "raised", raised(record.call, record.error), rank=len(mistakes))]
     for first, first_detail, second, second_detail, verify in pairs(record, mistakes):
-        return [Diagnosis(record, m.id, m.text(record, detail), m, detail, mistakes.index(m), verify)
-                for m, detail in ((first, first_detail), (second, second_detail))]
-    return [Diagnosis(record, *localised(record), rank=len(mistakes))]
+        # a formula that isolates a stage (the block with the learner's own layer_norm) is the ground
+        # the other mistake is found on, not a mistake to name beside it
+        return [Diagnosis(record, m.id, m.text(record, detail), m, detail, list(mistakes).index(m), verify)
+                for m, detail in ((first, first_detail), (second, second_detail))
+                if not getattr(m.detect, "isolates", False)]
+    return [Diagnosis(record, *localised(record, stages), rank=len(mistakes), stages=stages)]
 
 
 def _parts(record):
@@ -81,16 +86,42 @@ def _parts(record):
     return tuple(_("output {index}").format(index=index) for index in range(len(record.want)))
 
 
-def localised(record):
+def localised(record, stages=()):
     """(key, message) saying where a wrong answer goes wrong, naming no mistake: which part of the
-    answer is wrong and how (shape, NaN, values), which parts are right.  The words never depend on
-    the draw, so the same code gets the same report."""
+    answer is wrong and how (shape, NaN, values), which parts are right, and which stage of the
+    computation the ``stages`` probes point to.  The words never depend on the draw, so the same code
+    gets the same report."""
+    key, text = _where_wrong(record)
+    stage = _stage_told(record, stages) if key in ("values", "nan") else None
+    return key, (f"{text}: {stage}" if stage else text)
+
+
+def _stage_told(record, stages):
+    """What the first informative probe of ``stages`` says about the learner's function, or None."""
+    for stage in stages:
+        if stage.function != record.function or record.callee is None:
+            continue
+        try:
+            args, kwargs = stage.probe(record)
+            with np.errstate(all="ignore"):
+                want = reference_function(record.function)(*args, **kwargs)
+        except Exception:   # a probe this call cannot make
+            continue
+        trial = attempt(record.callee, record.function, args, kwargs, want=want, arg_names=record.arg_names)
+        right = trial.error is None and all_close(trial.got, trial.want)
+        told = stage.right if right else stage.wrong
+        if told:
+            return _(told)
+    return None
+
+
+def _where_wrong(record):
     got = record.got if isinstance(record.got, tuple) else (record.got,)
     want = record.want if isinstance(record.want, tuple) else (record.want,)
     names = _parts(record)
     right = [name for name, g, w in zip(names, got, want) if close(g, w) and not isinstance(g, Unreturned)]
     for name, g, w in zip(names, got, want):
-        if close(g, w):
+        if close(g, w) or isinstance(g, Unreturned):
             continue
         # Translators: put before "has shape ...", "contains NaN or inf", "has wrong values".
         label = _("{part} ").format(part=name) if name else ""
@@ -152,13 +183,13 @@ class Findings:
                 continue
             if diagnosis.verify is not None:
                 if not diagnosis.verify(other):
-                    return Diagnosis(record, *localised(record), rank=10_000)
+                    return Diagnosis(record, *localised(record, diagnosis.stages), rank=10_000)
                 continue
             if any(d.record is other and d.mistake is mistake and d.verify is not None for d in self.diagnoses):
                 continue   # named there together with another mistake
             shown = mistake.shown_by(other)
             if not shown or (mistake.same_detail and shown != diagnosis.detail):
-                return Diagnosis(record, *localised(record), rank=10_000)
+                return Diagnosis(record, *localised(record, diagnosis.stages), rank=10_000)
         return diagnosis
 
 
@@ -211,7 +242,7 @@ def _fail(record, diagnoses):
     _substitute(record)
 
 
-def expect(record, mistakes, *, extra_check=None):
+def expect(record, mistakes, *, extra_check=None, stages=()):
     """Raise AssertionError naming the mistake unless ``record`` holds the right answer.
 
     A wrong answer is named by the first mistake it shows; a right one may still
@@ -222,7 +253,7 @@ def expect(record, mistakes, *, extra_check=None):
     mistakes = (*mistakes, *SHARED_MISTAKES)
     failure = None
     if record.error is not None or not all_close(record.got, record.want):
-        failure = _diagnoses(record, mistakes)
+        failure = [dataclasses.replace(d, stages=tuple(stages)) for d in _diagnoses(record, mistakes, stages)]
     else:
         found = next(((rank, m, f) for rank, m in enumerate(mistakes) if m.even_if_close
                       for f in [m.shown_by(record)] if f), None)

@@ -53,11 +53,14 @@ def _returned_wrong_count(record):
 
 
 def _swapped_order(record):
+    """The pair comes back as (weights, output): told by the values, or by the shapes where the two
+    parts' shapes differ (then the values are diagnosed once swapped back, see ``adapted``)."""
     want, got = _pair(record)
-    if len(want) != 2 or got is None or len(got) != 2 or record.got is None:
+    if len(want) != 2 or got is None or len(got) != 2:
         return False
-    return np.shape(got[0]) == np.shape(want[1]) and np.shape(got[1]) == np.shape(want[0]) and (
-        close(got[0], want[1]) and close(got[1], want[0]))
+    if not (np.shape(got[0]) == np.shape(want[1]) and np.shape(got[1]) == np.shape(want[0])):
+        return False
+    return (close(got[0], want[1]) and close(got[1], want[0])) or np.shape(want[0]) != np.shape(want[1])
 
 
 def _transposed(got, want):
@@ -342,6 +345,8 @@ def adapted(record, mistake_id):
         got = record.returned[:len(want)]
         if all(np.shape(g) == np.shape(w) for g, w in zip(got, want)):
             trial = dataclasses.replace(record, got=got, error=None, adapted="returned", probed={})
+    elif mistake_id == "outputs_in_wrong_order" and isinstance(record.returned, tuple) and len(record.returned) == 2:
+        trial = dataclasses.replace(record, got=record.returned[::-1], error=None, adapted="returned", probed={})
     elif mistake_id in ("fixed_rank", "written_for_batches") and record.probed.get("runs") is not None:
         trial = dataclasses.replace(record.probed["trials"][record.probed["runs"]], adapted="rank")
     elif mistake_id == "missing_argument":

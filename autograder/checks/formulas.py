@@ -16,7 +16,7 @@ import itertools
 import numpy as np
 
 from ..i18n import _
-from .model import close
+from .model import Unreturned, close, parts_match
 
 MAX_FIT_COMBINATIONS = 64   # candidate values tried for one pair of formulas
 
@@ -32,14 +32,13 @@ class Fit:
 def reproduces(record, predicted):
     """Does the learner's answer equal ``predicted``, and does this call tell ``predicted`` from the
     right answer (a formula that gives the right answer here shows no mistake)?"""
-    if record.got is None or predicted is None:
+    if record.got is None or predicted is None or not parts_match(record.got, predicted):
         return False
     got = record.got if isinstance(record.got, tuple) else (record.got,)
     predicted = predicted if isinstance(predicted, tuple) else (predicted,)
     want = record.want if isinstance(record.want, tuple) else (record.want,)
-    if len(got) != len(predicted) or not all(close(g, p) for g, p in zip(got, predicted)):
-        return False
-    return not all(close(p, w) for p, w in zip(predicted, want))
+    # told apart on a part the learner returned
+    return any(not close(p, w) for g, p, w in zip(got, predicted, want) if not isinstance(g, Unreturned))
 
 
 def _settings(options):
@@ -63,20 +62,48 @@ def _detail(options, chosen):
     return "; ".join(parts) if parts else True
 
 
-def formula(model, function, **options):
+def formula(model, function, isolates=False, **options):
     """The detector of the mistake ``options`` of ``model`` for the learner's ``function`` (see the
-    module's docstring); its ``family`` attribute lets ``pairs`` combine it with the others."""
+    module's docstring); its ``family`` attribute lets ``pairs`` combine it with the others.  A
+    formula that ``isolates`` a stage (the learner's own sub-function in place of the reference's)
+    is, in a pair, the ground the other mistake stands on: only the other is named."""
     def detect(record):
         if record.function != function:
             return False
+        best = None
         for setting, chosen in _settings(options):
             with np.errstate(all="ignore"):
-                if reproduces(record, model(record, **setting)):
-                    return _detail(options, chosen)
-        return False
+                predicted = model(record, **setting)
+            if reproduces(record, predicted):
+                if not chosen:
+                    return True
+                # several values may reproduce within the tolerance: the one that fits best is named
+                distance = _distance(record.got, predicted)
+                if best is None or distance < best[0]:
+                    best = (distance, chosen)
+        return _detail(options, best[1]) if best else False
     detect.family = (model, function, options)
     detect.same_detail = fitted(options)    # read by Mistake: every call must fit the same value
+    detect.isolates = isolates
     return detect
+
+
+def either(check, detect):
+    """A detector that accepts what ``check`` accepts (another function's symptom of the same mistake,
+    e.g. split_heads' own answer) or what the formula ``detect`` reproduces; it keeps the formula's
+    family, so that the mistake still combines with the others."""
+    def both(record):
+        return check(record) or detect(record)
+    both.family, both.same_detail, both.isolates = detect.family, detect.same_detail, detect.isolates
+    return both
+
+
+def _distance(got, predicted):
+    """The largest difference between the returned parts and a formula's answer."""
+    got = got if isinstance(got, tuple) else (got,)
+    predicted = predicted if isinstance(predicted, tuple) else (predicted,)
+    return max((float(np.max(np.abs(np.asarray(g) - np.asarray(p)), initial=0.0))
+                for g, p in zip(got, predicted) if not isinstance(g, Unreturned)), default=0.0)
 
 
 def fitted(options):
@@ -107,9 +134,7 @@ def pairs(record, mistakes):
                             predicted = model(other, **setting)
                     except Exception:
                         return False
-                    got = other.got if isinstance(other.got, tuple) else (other.got,)
-                    predicted = predicted if isinstance(predicted, tuple) else (predicted,)
-                    return other.got is not None and all(close(g, p) for g, p in zip(got, predicted))
+                    return other.got is not None and parts_match(other.got, predicted)
                 return [(first, _detail(a, {k: v for k, v in chosen.items() if k in a}),
                          second, _detail(b, {k: v for k, v in chosen.items() if k in b}), verify)]
     return []

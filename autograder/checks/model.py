@@ -215,8 +215,9 @@ def traced_call(function, *args, **kwargs):
 class Unreturned(np.ndarray):
     """A part of the contract's answer that the learner's code does not return (a pair asked for, one
     array returned): when a call is adapted to what the code returns (``form.adapted``), it stands
-    in for the missing part, and ``close`` takes it for equal to anything, so that a mistake's
-    formula is compared with the parts that were returned."""
+    in for the missing part.  ``close`` never takes it for equal to anything (a detector that looks
+    only at that part finds nothing), and ``parts_match`` leaves it out (a formula is compared with
+    the parts that were returned)."""
 
 
 def unreturned(like):
@@ -225,25 +226,43 @@ def unreturned(like):
 
 
 def close(got, want):
-    """Same shape and values equal within tolerance; NaN never equals anything (an ``Unreturned``
-    part equals anything of its shape)."""
+    """Same shape and values equal within tolerance; NaN (and an ``Unreturned`` part) never equals
+    anything."""
     if isinstance(got, Unreturned) or isinstance(want, Unreturned):
-        return np.shape(got) == np.shape(want)
+        return False
     got, want = np.asarray(got), np.asarray(want)
     return got.shape == want.shape and bool(np.all(np.isclose(got, want, rtol=RTOL, atol=ATOL)))
 
 
 def all_close(got, want):
-    if isinstance(want, tuple):
-        return got is not None and all(close(g, w) for g, w in zip(got, want))
-    return got is not None and close(got, want)
+    """The answer is right: every part close, an ``Unreturned`` part left out (see ``parts_match``)."""
+    return got is not None and parts_match(got, want)
 
 
 
-def returned_close(got, want):
-    """``close``, and ``got`` was returned (not an ``Unreturned`` stand-in): for a detector that
-    accepts either of two parts ("the weights, or the output, show it")."""
-    return not isinstance(got, Unreturned) and close(got, want)
+@dataclasses.dataclass(frozen=True)
+class Stage:
+    """A probe that isolates one stage of a composite function, for a wrong answer that no mistake
+    names: ``probe(record)`` gives the (args, kwargs) of another call of the learner's function, on
+    inputs that switch the other stages off (one head, a zero feed-forward network, all scores equal,
+    an empty cache); ``right`` and ``wrong`` are what the learner's answer there tells (marked
+    messages; None: that outcome tells nothing)."""
+    function: str
+    probe: Callable
+    right: Optional[str] = None
+    wrong: Optional[str] = None
+
+
+def parts_match(got, want):
+    """Every part of ``got`` that the learner's code returned is ``close`` to its part of ``want``
+    (a tuple or one array), and at least one was returned."""
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    returned = [(g, w) for g, w in zip(got, want) if not isinstance(g, Unreturned)]
+    return len(got) == len(want) and bool(returned) and all(close(g, w) for g, w in returned)
+
+
+returned_close = close   # "this part was returned and matches": ``close`` never matches an Unreturned part
 
 
 def learner_function(record, name):

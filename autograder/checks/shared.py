@@ -4,7 +4,7 @@ softmax without the max subtracted; rows that sum to one; large scores for the o
 import numpy as np
 
 from ..i18n import N_, _
-from .model import Mistake
+from .model import Mistake, Unreturned
 
 def modifies_input(example, instead):
     """The shared mistake "your function changed its input", with an exercise's own example and fix
@@ -72,8 +72,8 @@ def nan_where_finite(id, message, *, output=None):
         got = record.got if isinstance(record.got, tuple) else (record.got,)
         want = record.want if isinstance(record.want, tuple) else (record.want,)
         pairs = list(zip(got, want)) if output is None else [(got[output], want[output])]
-        return any(np.shape(g) == np.shape(w) and np.any(~np.isfinite(g) & np.isfinite(np.asarray(w, dtype=float)))
-                   for g, w in pairs)
+        return any(np.shape(g) == np.shape(w) and not isinstance(g, Unreturned)
+                   and np.any(~np.isfinite(g) & np.isfinite(np.asarray(w, dtype=float))) for g, w in pairs)
     return Mistake(id, message, detect)
 
 
@@ -102,10 +102,11 @@ def weights_sum_to_one(what=N_("row"), axis=-1, index=1):
 
 
 NO_MAX_SUBTRACTION = N_(
-    "overflow: `np.exp` of a large score is `inf`, and `inf / inf` is `nan`: your softmax does not subtract "
-    "the maximum. Subtract each query's largest score first (`scores - scores.max(axis=..., keepdims=True)` "
-    "along the keys' axis; softmax does not change when the same number is subtracted from every score), "
-    "or use the provided `softmax`.")
+    "overflow: your softmax does not subtract each query's own largest score. Without it `np.exp` of a "
+    "large score is `inf`, and `inf / inf` is `nan`; with the largest score of the whole array instead, a "
+    "query whose scores all lie far below it underflows to 0, and `0 / 0` is `nan`. Subtract each query's "
+    "largest score first (`scores - scores.max(axis=..., keepdims=True)` along the keys' axis; softmax does "
+    "not change when the same number is subtracted from every score), or use the provided `softmax`.")
 
 
 def no_max_subtraction():
