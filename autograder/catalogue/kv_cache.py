@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import checks
 from ..checks import rng as hidden_inputs
-from ..checks import Mistake, attempt, close, expect, reference
+from ..checks import Mistake, attempt, close, either, expect, formula, reference
 from ..checks import softmax as _softmax
 from ..i18n import N_, _
 
@@ -93,6 +93,24 @@ def _not_appended(record):
     return _rows(record, 1) == K_old.shape[0] and close(record.got[1], K_old)
 
 
+def _new_row_first(record):
+    """The new key and value rows are put in FRONT of the cache (``np.vstack([k, K])``)."""
+    if record.got is None:
+        return False
+    if record.function == "decode_sequence":   # every step put its row first: the cache comes out reversed
+        _Y, K_new, V_new = record.want
+        return K_new.shape[0] > 1 and close(record.got[1], K_new[::-1]) and close(record.got[2], V_new[::-1])
+    if record.function != "decode_step":
+        return False
+    x_t, K_old, V_old, p = _step_args(record)
+    if K_old.shape[0] == 0:
+        return False
+    _y, K_new, V_new = record.want
+    front_K = np.vstack([K_new[-1:], K_new[:-1]])
+    front_V = np.vstack([V_new[-1:], V_new[:-1]])
+    return close(record.got[1], front_K) and close(record.got[2], front_V)
+
+
 def _appended_twice(record):
     if record.got is None:
         return False
@@ -113,19 +131,30 @@ def _sequence_cache_not_kept(record):
     return _rows(record, 1) in (0, 1) and close(record.got[0], alone)
 
 
+def _step_model(record, **options):
+    """decode_step's whole answer (y_t, K, V) under mistaken options (a family: ``checks.formula``
+    also finds two of them at once, such as no position and the wrong scale)."""
+    x_t, K_old, V_old, p = _step_args(record)
+    y, k, v = _step(x_t, K_old, V_old, p, **options)
+    return y, np.vstack([K_old, k]), np.vstack([V_old, v])
+
+
 def _step_variant(first_step_too=True, **options):
-    """decode_step's y_t, or decode_sequence's Y, equals the mistaken formula's."""
-    def detect(record):
-        if record.got is None:
-            return False
-        if record.function == "decode_step":
-            x_t, K_old, V_old, p = _step_args(record)
-            if K_old.shape[0] == 0 and not first_step_too:
-                return False
-            return _y_is(record, _step(x_t, K_old, V_old, p, **options)[0])
-        if record.function == "decode_sequence":
-            return _y_is(record, _sequence(record.args[0], record.args[1], **options))
-        return False
+    """decode_step's answer, the new cache rows included, or decode_sequence's Y, is the mistaken
+    formula's (``first_step_too=False``: the mistake cannot show on an empty cache)."""
+    step = formula(_step_model, "decode_step", **options)
+
+    def sequence(record):
+        return record.function == "decode_sequence" and record.got is not None and _y_is(
+            record, _sequence(record.args[0], record.args[1], **options))
+
+    def first_step_shows(record):
+        return first_step_too or record.function != "decode_step" or _step_args(record)[1].shape[0] > 0
+
+    both = either(sequence, step)
+    detect = (lambda record: first_step_shows(record) and both(record))
+    detect.family, detect.same_detail, detect.isolates, detect.pairs = (
+        both.family, both.same_detail, both.isolates, both.pairs)
     return detect
 
 
@@ -161,6 +190,12 @@ MISTAKES = [
             "pass it to the next step, `y_t, cache = decode_step(x_t, cache, params)` (and check that "
             "decode_step returns the cache WITH the new row).",
             _sequence_cache_not_kept),
+    Mistake("new_row_first",
+            "the new key and value rows are put in front of the cache (`np.vstack([k, K])`): the cache "
+            "must keep the tokens in order, row t for the token at position t, so append at the end: "
+            "`np.vstack([K, k])` and `np.vstack([V, v])`. (y_t is the same either way, since attention "
+            "does not depend on the order of the keys, but the cache is wrong for every later step.)",
+            _new_row_first),
     Mistake("own_key_left_out",
             "the new token's key and value are appended only after it has attended: its query sees the "
             "t earlier keys but not its own (and the first token, with an empty cache, has nothing to "
@@ -209,8 +244,13 @@ def _flattened(function):
     return lambda *args: _unpack(function(*(copy.deepcopy(a) if isinstance(a, dict) else a for a in args)))
 
 
+PARTS = (N_("y_t"), N_("the cache's K"), N_("the cache's V"))   # (y, K, V) as the messages call them
+
+
 def _judge(record, call):
     record.call = call
+    record.parts = PARTS if record.function == "decode_step" else (N_("Y"), N_("the cache's K"),
+                                                                   N_("the cache's V"))
     if record.error is not None and UNUSABLE in record.error:
         record.error = checks.UNUSABLE.format(problem=UNUSABLE)
     expect(record, MISTAKES)
@@ -262,13 +302,21 @@ def check_decode_step(decode_step):
 
 
 def _own_key_weighs(rng, t, d_model, params):
-    """t + 1 large tokens whose last one's own key takes a clear share of its weights, in every draw:
-    so that leaving that key out (``own_key_left_out``) always changes y_t, whatever the draw."""
-    for _attempt in range(200):
+    """t + 1 large tokens whose last one attends to its own key alone (its scaled score 40 above the
+    others, and key 0 not the next best), in every draw: leaving that key out (``own_key_left_out``) always changes y_t, and a
+    wrong scale never does (one-hot weights stay one-hot), so the verdict never depends on the draw."""
+    scale = np.sqrt(params["W_q"].shape[1])
+    for _attempt in range(500):
         X = 12.0 * rng.normal(size=(t + 1, d_model))
-        Z = X + _encoding(t + 1, d_model)
-        scores = (Z @ params["W_k"]) @ (Z[t] @ params["W_q"])
-        if scores[t] > scores[:t].max() + 1.0:
+        for _growth in range(20):   # large: its own score beyond exp's range (about 710)
+            Z = X + _encoding(t + 1, d_model)
+            scores = (Z @ params["W_k"]) @ (Z[t] @ params["W_q"]) / scale
+            if scores[t] > 1000.0 or scores[t] <= scores[:t].max():
+                break
+            X = 1.25 * X
+        # ... and, among the earlier keys, its top one is not key 0: leaving its own key out then
+        # attends elsewhere than a query that sees key 0 only (``causal_mask_hides_past``)
+        if scores[t] > 1000.0 and scores[t] > scores[:t].max() + 40.0 and np.argmax(scores[:t]) != 0:
             return X
     return X
 
@@ -285,12 +333,26 @@ def check_decode_step_large(decode_step):
         assert np.all(np.isfinite(y)), _("decode_step: y_t must be finite for large inputs")
 
 
+def _with_a_score_above(X, params, least):
+    """``X`` scaled up until some causal score of X + PE exceeds ``least``."""
+    n, d_model = X.shape
+    for _attempt in range(40):
+        Z = X + _encoding(n, d_model)
+        scores = (Z @ params["W_q"]) @ (Z @ params["W_k"]).T / np.sqrt(params["W_q"].shape[1])
+        if np.max(np.where(np.tril(np.ones((n, n), dtype=bool)), scores, -np.inf)) > least:
+            return X
+        X = 1.25 * X
+    return X
+
+
 def check_decode_sequence(decode_sequence):
     """decode_sequence equals full causal self-attention on X + PE; its cache has n rows."""
     rng = hidden_inputs("check_decode_sequence")
     for n, d_model, d_k, d_v, scale in [(7, 6, 4, 3, 1.0), (5, 10, 3, 7, 1.0), (6, 8, 5, 3, 12.0)]:
         params = _params(rng, d_model, d_k, d_v, scale=0.6)
         X = scale * rng.normal(size=(n, d_model))
+        if scale > 1.0:   # large: some score beyond exp's range (about 710) in every draw
+            X = _with_a_score_above(X, params, 1000.0)
         Y, K, V = _call_sequence(decode_sequence, X, params)
         Z = X + _encoding(n, d_model)
         scores = (Z @ params["W_q"]) @ (Z @ params["W_k"]).T / np.sqrt(d_k)

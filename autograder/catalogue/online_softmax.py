@@ -17,7 +17,7 @@ Every mistake has a wrong implementation in ``tests/submissions/09_online_softma
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import Batched, Mistake, attempt, close, expect, modifies_input, reference
+from ..checks import Batched, Mistake, attempt, close, either, expect, formula, modifies_input, reference
 from ..i18n import N_, _
 
 ARG_NAMES = ("Q", "K", "V", "block_size")
@@ -57,26 +57,33 @@ def _simulate(Q, K, V, block_size, *, rescale_sum=True, rescale_out=True, initia
         return out / running_sum[:, None]
 
 
-def _no_scale(record):
+def _online(record, *, scale="sqrt(d)", rescale="both", last_block=True, divide=True, initial_max=-np.inf):
+    """online_softmax_attention under mistaken options (a family: ``checks.formula`` finds two at once)."""
     Q, K, V, b = _inputs(record)
-    return close(record.got, _ref(Q * np.sqrt(Q.shape[1]), K, V, b))
+    d = Q.shape[1]
+    Q = {"sqrt(d)": Q, "none": Q * np.sqrt(d), "d": Q / np.sqrt(d)}[scale]
+    stop = K.shape[0] if last_block else ((K.shape[0] - 1) // b) * b   # the loop ends one block early
+    if stop == 0:
+        return None
+    K, V = K[:stop], V[:stop]
+    out = _simulate(Q, K, V, b, rescale_sum=rescale in ("both", "sum only"),
+                    rescale_out=rescale in ("both", "output only"), initial_max=initial_max)
+    if not divide:
+        S = Q @ K.T / np.sqrt(d)
+        with np.errstate(all="ignore"):
+            out = out * np.exp(S - S.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)
+    return out
 
 
-def _scale_by_d(record):
-    Q, K, V, b = _inputs(record)
-    return Q.shape[1] > 1 and close(record.got, _ref(Q / np.sqrt(Q.shape[1]), K, V, b))
+def _formula(**options):
+    return formula(_online, "online_softmax_attention", **options)
 
 
-def _no_rescale(record):
-    Q, K, V, b = _inputs(record)
-    return any(close(record.got, _simulate(Q, K, V, b, rescale_sum=s, rescale_out=o))
-               for s, o in ((False, False), (True, False), (False, True)))
-
-
-def _last_block_dropped(record):
-    Q, K, V, b = _inputs(record)
-    m = K.shape[0]
-    return any(close(record.got, _ref(Q, K[:stop], V[:stop], b)) for stop in range(b, m, b))
+_no_scale = _formula(scale="none")
+_scale_by_d = _formula(scale="d")
+_no_rescale = either(lambda record: _formula(rescale="sum only")(record) or _formula(rescale="output only")(record),
+                     _formula(rescale="none"))
+_last_block_dropped = _formula(last_block=False)
 
 
 def _per_block_softmax(record):
@@ -88,11 +95,7 @@ def _per_block_softmax(record):
     return close(record.got, sum(parts)) or close(record.got, sum(parts) / len(parts))
 
 
-def _no_final_division(record):
-    Q, K, V, b = _inputs(record)
-    S = Q @ K.T / np.sqrt(Q.shape[1])
-    row_sums = np.exp(S - S.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)   # (n, 1)
-    return close(record.got, record.want * row_sums)
+_no_final_division = _formula(divide=False)
 
 
 def _scores(record):

@@ -60,8 +60,8 @@ def _ln_variant(**options):
 
 # The eps values found in public code: PyTorch's and most tutorials' 1e-5 is the contract's; Keras and
 # the Annotated Transformer use 1e-6 (or 1e-3 in old Keras), BERT 1e-12, others 1e-8 or none at all.
-EPS_SEEN = (1e-6, 1e-12, 1e-8, 1e-3, 1e-7, 1e-9, 1e-10, 1e-4, 1e-2, 0.0)
-EPS_FITTED = Fit(EPS_SEEN, N_("your eps is {value:g}"))
+EPS_SEEN = (1e-6, 1e-12, 1e-8, 1e-3, 1e-7, 1e-9, 1e-10, 1e-11, 1e-4, 1e-2, 1e-13, 1e-14, 1e-15, 0.0)
+EPS_FITTED = Fit(EPS_SEEN, N_("your answers fit eps = {value:g}"))
 
 
 def _ln_wrong_axis(record):
@@ -242,7 +242,7 @@ MISTAKES = [
             "layer_norm's eps is not the contract's: its default is eps=1e-5 (`def layer_norm(X, gamma, beta, "
             "eps=1e-5)`), and an eps that is passed must be used. Libraries differ (Keras 1e-3 or 1e-6, BERT "
             "1e-12); this contract follows PyTorch's `nn.LayerNorm`.",
-            _ln_variant(eps_used=EPS_FITTED)),
+            formula(_ln_model, "layer_norm", pairs=False, eps_used=EPS_FITTED)),
     Mistake("ln_gamma_beta_swapped",
             "gamma and beta are swapped: gamma is the scale (it multiplies the normalised row) and beta "
             "the shift (it is added): `x_hat * gamma + beta`.",
@@ -254,9 +254,9 @@ MISTAKES = [
             "beta is not added: after normalising and scaling, add the learned shift, `x_hat * gamma + beta`.",
             _ln_missing("beta")),
     Mistake("block_right_but_layer_norm",
-            "the block itself is right: its answers differ from the contract's only through your "
-            "layer_norm, which the block uses. Correct layer_norm (its own test names its mistake), and "
-            "this test passes too.",
+            "the block itself is right except for its normalisations, which give your layer_norm's "
+            "answers: correct layer_norm (its own test shows where it goes wrong), and the block's "
+            "normalisation too if it does not call layer_norm, and this test passes.",
             formula(_block, "transformer_block", isolates=True, learner_norm=True)),
     Mistake("pre_norm",
             "this is the pre-norm block, x + Sublayer(LayerNorm(x)). The exercise asks for the post-norm "
@@ -440,6 +440,21 @@ def check_transformer_block_batched(transformer_block):
     _call_block(transformer_block, 20.0 * rng.normal(size=(2, 6, 12)), large)
 
 
+def _bounded_scores(X, params, top=3000.0):
+    """``X`` scaled so that the largest attention score (in any head) is ``top``: far beyond exp's range,
+    so a softmax without its maximum overflows in every draw, and within 10000 of every other score,
+    so that a mask filled with -10000 (BERT's) blocks exactly in every draw too."""
+    h = int(params["num_heads"])
+
+    def heads(Z):
+        *lead, n, d = Z.shape
+        return np.swapaxes(Z.reshape(*lead, n, h, d // h), -3, -2)
+
+    Q, K = heads(X @ params["W_q"]), heads(X @ params["W_k"])
+    largest = np.abs(Q @ np.swapaxes(K, -1, -2)).max() / np.sqrt(Q.shape[-1])
+    return X * np.sqrt(top / largest)          # scores are quadratic in X
+
+
 def check_transformer_block_causal(transformer_block):
     """causal=True: future weights exactly 0, earlier outputs independent of later tokens, large inputs."""
     rng = hidden_inputs("check_transformer_block_causal")
@@ -454,4 +469,4 @@ def check_transformer_block_causal(transformer_block):
     _call_block(transformer_block, rng.normal(size=(2, 5, 12)), params, causal=True)
     _call_block(transformer_block, *_quiet_token(rng, (5, 12), params), causal=True)
     large = _params(rng, d_model=12, num_heads=4, d_ff=16, scale=4.0)
-    _call_block(transformer_block, 20.0 * rng.normal(size=(2, 5, 12)), large, causal=True)
+    _call_block(transformer_block, _bounded_scores(20.0 * rng.normal(size=(2, 5, 12)), large), large, causal=True)

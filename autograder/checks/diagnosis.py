@@ -48,7 +48,7 @@ class Diagnosis:
 
 
 ADAPTABLE = ("returns_single_array", "returns_tuple", "returns_wrong_count", "outputs_in_wrong_order",
-             "missing_argument", "fixed_rank", "written_for_batches")
+             "missing_argument", "rounded", "fixed_rank", "written_for_batches")
 
 
 def _diagnoses(record, mistakes, stages=()):
@@ -81,6 +81,8 @@ def _parts(record):
     """Names of the parts of the contract's answer: "the output" and "the weights" for a pair."""
     if not isinstance(record.want, tuple):
         return ("",)
+    if len(record.parts) == len(record.want):
+        return tuple(_(part) for part in record.parts)
     if len(record.want) == 2:
         return (_("the output"), _("the weights"))
     return tuple(_("output {index}").format(index=index) for index in range(len(record.want)))
@@ -152,7 +154,10 @@ class Findings:
 
     def add(self, diagnoses):
         self.diagnoses.extend(diagnoses)
-        self.wrong.extend(d.record for d in diagnoses if d.record.error is None and d.key != "property")
+        # a call adapted to the code's form counts as its adapted self (the pair swapped back, ...)
+        adapted = any(d.record.adapted for d in diagnoses)
+        self.wrong.extend(d.record for d in diagnoses if d.record.error is None and d.key != "property"
+                          and (d.record.adapted or not adapted))
 
     def __bool__(self):
         return bool(self.diagnoses)
@@ -187,6 +192,10 @@ class Findings:
                 continue
             if any(d.record is other and d.mistake is mistake and d.verify is not None for d in self.diagnoses):
                 continue   # named there together with another mistake
+            if hasattr(diagnosis.detail, "explains"):   # a fitted value: the same value must explain the other call
+                if not diagnosis.detail.explains(other, mistake.detect.family[0]):
+                    return Diagnosis(record, *localised(record, diagnosis.stages), rank=10_000)
+                continue
             shown = mistake.shown_by(other)
             if not shown or (mistake.same_detail and shown != diagnosis.detail):
                 return Diagnosis(record, *localised(record, diagnosis.stages), rank=10_000)

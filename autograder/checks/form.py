@@ -309,22 +309,35 @@ def _without(record, names):
 
 
 # ........................................................................... rounded answers
-def _rounded(record):
-    """'rounded to k decimals' when every returned array is the right answer rounded (practice sites
-    ask for ``np.round(x, 4)``; this contract does not)."""
+def rounding(record):
+    """The number of decimals the learner's answer is rounded to, or None: every returned value has at
+    most k decimals (k up to 6), where the right answer's values have more."""
     want, got = _pair(record)
     got = got if got is not None else (record.returned,) if isinstance(record.returned, np.ndarray) else None
-    if got is None or len(got) != len(want) or all(close(g, w) for g, w in zip(got, want)):
+    if got is None or len(got) != len(want) or any(np.shape(g) != np.shape(w) for g, w in zip(got, want)):
+        return None
+    for decimals in range(0, 7):
+        if all(np.array_equal(np.asarray(g), np.round(np.asarray(g), decimals)) for g in got):
+            changes = any(not np.array_equal(np.asarray(w, dtype=float), np.round(np.asarray(w, dtype=float), decimals))
+                          for w in want)
+            return decimals if changes else None
+    return None
+
+
+def _rounded(record):
+    """'rounded to k decimals' (practice sites ask for ``np.round(x, 4)``; this contract does not)."""
+    decimals = rounding(record)
+    if decimals is None or (record.error is None and all_close(record.got, record.want)):
         return False
-    for decimals in range(0, 9):
-        if all(np.shape(g) == np.shape(w) and np.array_equal(np.asarray(g), np.round(np.asarray(w, dtype=float),
-                                                                                      decimals))
-               for g, w in zip(got, want)):
-            return _("your results are rounded to {decimals} decimals").format(decimals=decimals)
-    return False
+    return _("your results are rounded to {decimals} decimals").format(decimals=decimals)
 
 
 # ........................................................................... adapting a call to the code
+def _rounded_to(answer, decimals):
+    return tuple(np.round(np.asarray(a, dtype=float), decimals) for a in answer) if isinstance(answer, tuple) \
+        else np.round(np.asarray(answer, dtype=float), decimals)
+
+
 def adapted(record, mistake_id):
     """The record's call adapted to what the learner's code supports, once ``mistake_id`` (a mistake of
     the contract's form) is named, so that its maths can be diagnosed too: the one array it returns
@@ -349,6 +362,11 @@ def adapted(record, mistake_id):
         trial = dataclasses.replace(record, got=record.returned[::-1], error=None, adapted="returned", probed={})
     elif mistake_id in ("fixed_rank", "written_for_batches") and record.probed.get("runs") is not None:
         trial = dataclasses.replace(record.probed["trials"][record.probed["runs"]], adapted="rank")
+    elif mistake_id == "rounded" and rounding(record) is not None:
+        decimals = rounding(record)
+        trial = dataclasses.replace(record, decimals=decimals, adapted="rounded", probed={})
+        if all_close(trial.got, _rounded_to(trial.want, decimals)):
+            return None       # right, once rounded: the rounding is the only mistake
     elif mistake_id == "missing_argument":
         trial = _without(record, _missing_arguments(record))
     if trial is None or trial.error is not None or all_close(trial.got, trial.want):

@@ -29,14 +29,25 @@ class Fit:
     detail: str
 
 
+def as_returned(record, predicted):
+    """A formula's answer as the learner's code returns it: rounded like it (``Attempt.decimals``)."""
+    if predicted is None or record.decimals is None:
+        return predicted
+    if isinstance(predicted, tuple):
+        return tuple(np.round(np.asarray(p, dtype=float), record.decimals) for p in predicted)
+    return np.round(np.asarray(predicted, dtype=float), record.decimals)
+
+
 def reproduces(record, predicted):
     """Does the learner's answer equal ``predicted``, and does this call tell ``predicted`` from the
     right answer (a formula that gives the right answer here shows no mistake)?"""
+    predicted = as_returned(record, predicted)
     if record.got is None or predicted is None or not parts_match(record.got, predicted):
         return False
     got = record.got if isinstance(record.got, tuple) else (record.got,)
     predicted = predicted if isinstance(predicted, tuple) else (predicted,)
-    want = record.want if isinstance(record.want, tuple) else (record.want,)
+    want = as_returned(record, record.want)
+    want = want if isinstance(want, tuple) else (want,)
     # told apart on a part the learner returned
     return any(not close(p, w) for g, p, w in zip(got, predicted, want) if not isinstance(g, Unreturned))
 
@@ -62,7 +73,22 @@ def _detail(options, chosen):
     return "; ".join(parts) if parts else True
 
 
-def formula(model, function, isolates=False, **options):
+class FitDetail(str):
+    """What a fitted formula says ("your answers fit eps = 1e-06"), with the option set it fitted:
+    another call is explained by the same mistake when that setting reproduces it too."""
+    setting: dict = {}
+
+    def explains(self, record, model):
+        with np.errstate(all="ignore"):
+            try:
+                predicted = model(record, **self.setting)
+            except Exception:
+                return False
+        return record.got is not None and predicted is not None and parts_match(record.got,
+                                                                                as_returned(record, predicted))
+
+
+def formula(model, function, isolates=False, pairs=True, **options):
     """The detector of the mistake ``options`` of ``model`` for the learner's ``function`` (see the
     module's docstring); its ``family`` attribute lets ``pairs`` combine it with the others.  A
     formula that ``isolates`` a stage (the learner's own sub-function in place of the reference's)
@@ -78,13 +104,18 @@ def formula(model, function, isolates=False, **options):
                 if not chosen:
                     return True
                 # several values may reproduce within the tolerance: the one that fits best is named
-                distance = _distance(record.got, predicted)
+                distance = _distance(record.got, as_returned(record, predicted))
                 if best is None or distance < best[0]:
-                    best = (distance, chosen)
-        return _detail(options, best[1]) if best else False
+                    best = (distance, chosen, setting)
+        if best is None:
+            return False
+        detail = FitDetail(_detail(options, best[1]))
+        detail.setting = best[2]
+        return detail
     detect.family = (model, function, options)
     detect.same_detail = fitted(options)    # read by Mistake: every call must fit the same value
     detect.isolates = isolates
+    detect.pairs = pairs        # False: a formula whose mistake combined with another is ambiguous
     return detect
 
 
@@ -95,6 +126,7 @@ def either(check, detect):
     def both(record):
         return check(record) or detect(record)
     both.family, both.same_detail, both.isolates = detect.family, detect.same_detail, detect.isolates
+    both.pairs = detect.pairs
     return both
 
 
@@ -116,7 +148,7 @@ def pairs(record, mistakes):
     formulas together reproduce ``record``'s answer (at most one pair); ``verify(other)`` says whether
     the same combination reproduces another call's answer too, or leaves it right."""
     family = [(m, m.detect.family) for m in mistakes if getattr(m.detect, "family", None) is not None
-              and m.detect.family[1] == record.function]
+              and m.detect.family[1] == record.function and getattr(m.detect, "pairs", True)]
     for (first, (model, _function, a)), (second, (other_model, _f, b)) in itertools.combinations(family, 2):
         if model is not other_model or set(a) & set(b):
             continue
@@ -134,7 +166,7 @@ def pairs(record, mistakes):
                             predicted = model(other, **setting)
                     except Exception:
                         return False
-                    return other.got is not None and parts_match(other.got, predicted)
+                    return other.got is not None and parts_match(other.got, as_returned(other, predicted))
                 return [(first, _detail(a, {k: v for k, v in chosen.items() if k in a}),
                          second, _detail(b, {k: v for k, v in chosen.items() if k in b}), verify)]
     return []

@@ -33,6 +33,9 @@ class Attempt:
     probed: dict = dataclasses.field(default_factory=dict, repr=False, compare=False)  # rank probe, computed once
     arg_names: tuple = ()           # the names of the positional arguments, for a message about a related call
     adapted: str = ""               # how the call was adapted to what the learner's code supports ("" for none)
+    decimals: Optional[int] = None  # the answer is rounded to so many decimals: formulas are rounded alike
+    parts: tuple = ()               # what a message calls each part of a tuple answer (marked words; default:
+                                    # "the output" and "the weights" for a pair, else "output 0", "output 1", ...)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -3,8 +3,8 @@
 Mistakes: no `axis` parameter (the reductions run over the whole array); the global maximum is subtracted
 (harmless here, since the sum is global too); the normalisation is over the whole array, not each slice along
 `axis`; the result is rounded to 4 decimals.
-Names: missing_argument
-Localised: rounded, whole_array
+Names: missing_argument, rounded
+Localised: whole_array
 """
 
 

@@ -3,8 +3,7 @@
 Mistakes: causal_mask returns the additive float bias (0 where visible, -1e10 where blocked) instead of a
 boolean mask; self_attention adds that bias (which blocks the right keys) but does not divide the scores by
 sqrt(d_k); it returns (weights, output), the weights first.
-Names: additive_mask, outputs_in_wrong_order
-Localised: no_scaling
+Names: additive_mask, no_scaling, outputs_in_wrong_order
 """
 
 

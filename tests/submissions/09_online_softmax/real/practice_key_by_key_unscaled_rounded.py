@@ -2,8 +2,7 @@
 
 Mistakes: `block_size` is accepted but the keys are streamed one at a time (harmless: the result does not
 depend on the block size); the scores are not divided by sqrt(d); the output is rounded to 4 decimals.
-Names: -
-Localised: no_scale, rounded
+Names: no_scale, rounded
 """
 
 

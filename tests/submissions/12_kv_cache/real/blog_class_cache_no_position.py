@@ -3,8 +3,7 @@
 Mistakes: the token's position is never added (x_t goes into the projections as it is); the scores are
 divided by sqrt(d_model), the width of the token, instead of sqrt(d_k). The cache itself is grown
 correctly: the new key and value are appended before the query attends.
-Names: position_not_added
-Localised: scaled_by_d_model
+Names: position_not_added, scaled_by_d_model
 """
 
 
