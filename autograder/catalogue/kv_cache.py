@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import checks
 from ..checks import rng as hidden_inputs
-from ..checks import Mistake, attempt, close, either, expect, formula, reference
+from ..checks import Mistake, attempt, close, either, expect, formula, reference, reproduces
 from ..checks import softmax as _softmax
 from ..i18n import N_, _
 
@@ -63,8 +63,9 @@ def _step_args(record):
     return x_t, np.asarray(cache["K"], dtype=float), np.asarray(cache["V"], dtype=float), p
 
 
-def _sequence(X, p, **options):
-    """Y of decode_sequence when every step makes one mistake (positions as the cache length grows)."""
+def _sequence(X, p, whole=False, **options):
+    """Y of decode_sequence when every step makes one mistake (positions as the cache length grows);
+    with ``whole``, (Y, K, V)."""
     X = np.asarray(X, dtype=float)
     K = np.zeros((0, p["W_k"].shape[1]))
     V = np.zeros((0, p["W_v"].shape[1]))
@@ -73,7 +74,7 @@ def _sequence(X, p, **options):
         y, k, v = _step(x_t, K, V, p, **options)
         rows.append(y)
         K, V = np.vstack([K, k]), np.vstack([V, v])
-    return np.array(rows)
+    return (np.array(rows), K, V) if whole else np.array(rows)
 
 
 def _rows(record, index):
@@ -145,8 +146,9 @@ def _step_variant(first_step_too=True, **options):
     step = formula(_step_model, "decode_step", **options)
 
     def sequence(record):
-        return record.function == "decode_sequence" and record.got is not None and _y_is(
-            record, _sequence(record.args[0], record.args[1], **options))
+        # the whole answer (Y and the cache), told apart from the right one on any part
+        return record.function == "decode_sequence" and record.got is not None and reproduces(
+            record, _sequence(record.args[0], record.args[1], whole=True, **options))
 
     def first_step_shows(record):
         return first_step_too or record.function != "decode_step" or _step_args(record)[1].shape[0] > 0

@@ -316,18 +316,29 @@ def rounding(record):
     got = got if got is not None else (record.returned,) if isinstance(record.returned, np.ndarray) else None
     if got is None or len(got) != len(want) or any(np.shape(g) != np.shape(w) for g, w in zip(got, want)):
         return None
-    for decimals in range(0, 7):
+    values = np.concatenate([np.ravel(np.asarray(g, dtype=float)) for g in got]) if got else np.zeros(0)
+    values = values[np.isfinite(values)]
+    for decimals in range(1, 7):
         if all(np.array_equal(np.asarray(g), np.round(np.asarray(g), decimals)) for g in got):
-            changes = any(not np.array_equal(np.asarray(w, dtype=float), np.round(np.asarray(w, dtype=float), decimals))
+            # some value is a decimal fraction, not a binary one: exact answers (0, 1, 0.5 of saturated
+            # weights) are not "rounded"
+            if not np.any(values * 2.0 ** 20 != np.round(values * 2.0 ** 20)):
+                return None
+            # rounding changes the right answer by more than float noise (saturated weights of exactly
+            # 0 and 1 are not "rounded")
+            changes = any(np.size(w) and np.nanmax(np.abs(np.asarray(w, dtype=float)
+                                                          - np.round(np.asarray(w, dtype=float), decimals))) > 1e-9
                           for w in want)
             return decimals if changes else None
     return None
 
 
 def _rounded(record):
-    """'rounded to k decimals' (practice sites ask for ``np.round(x, 4)``; this contract does not)."""
+    """'rounded to k decimals' (practice sites ask for ``np.round(x, 4)``; this contract does not),
+    even when the rounded values happen to lie within the tolerance: whether they do depends on the
+    draw, the rounding does not."""
     decimals = rounding(record)
-    if decimals is None or (record.error is None and all_close(record.got, record.want)):
+    if decimals is None:
         return False
     return _("your results are rounded to {decimals} decimals").format(decimals=decimals)
 
@@ -415,7 +426,7 @@ CONTRACT_MISTAKES = (
     Mistake("rounded",
             "return the full values: rounding (as some practice sites ask for) makes every answer slightly "
             "wrong for this contract. Remove the `np.round`.",
-            _rounded),
+            _rounded, even_if_close=True),
     Mistake("fixed_rank", RANK_MESSAGE, lambda record: record.batched is not None and record.batched.any_rank
             and _rank_bound(record)),
     Mistake("written_for_batches", BATCHES_MESSAGE, lambda record: record.batched is not None
