@@ -12,7 +12,7 @@ mistake has a wrong implementation in ``tests/submissions/04_dot_product/``.
 import numpy as np
 
 from ..checks import (Batched, Mistake, attempt, close, expect, large_factor, no_max_subtraction, reference,
-                      returned_close, weights_sum_to_one)
+                      weights_sum_to_one)
 from ..checks import rng as hidden_inputs
 from ..checks import softmax as _softmax
 from ..i18n import N_, _
@@ -76,7 +76,7 @@ def _columns_normalise_rows(record):
 def _columns_row_convention_output(record):
     if record.function != "dot_product_attention_columns":
         return False
-    return returned_close(record.got[0], record.want[0].T) or returned_close(record.got[1], record.want[1].T)
+    return close(record.got[0], record.want[0].T) or close(record.got[1], record.want[1].T)
 
 
 def _scaled(record):

@@ -16,8 +16,8 @@ import re
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import (ATOL, RTOL, Batched, Mistake, attempt, expect, large_factor, masked_weight_not_zero,
-                      no_max_subtraction, reference, returned_close, weights_sum_to_one, where)
+from ..checks import (ATOL, RTOL, Batched, Mistake, attempt, close, expect, large_factor, masked_weight_not_zero,
+                      no_max_subtraction, reference, weights_sum_to_one, where)
 from ..checks import softmax as _softmax
 
 
@@ -48,8 +48,8 @@ def _scale_after_softmax(record):
     Q, K, V, mask, S = _parts(record)
     unscaled = _softmax(_fill(S, mask))
     root = np.sqrt(Q.shape[-1])
-    return record.got is not None and (returned_close(record.got[1], unscaled / root)
-                                       or returned_close(record.got[0], unscaled @ V / root))
+    return record.got is not None and (close(record.got[1], unscaled / root)
+                                       or close(record.got[0], unscaled @ V / root))
 
 
 def _no_scaling(record):

@@ -40,7 +40,7 @@ from .formulas import Fit, either, formula, reproduces
 from .inputs import grading, reference, rng, self_check_draw, softmax
 from .messages import NOT_A_TUPLE, NOT_AN_ARRAY, NOT_NUMERIC, UNUSABLE, WHERE, describe, describe_exception, learner_error, raised, where
 from .model import (ATOL, RTOL, Attempt, Batched, Mistake, Stage,
-                    all_close, as_float_array, attempt, close, learner_function, returned_close,
+                    all_close, as_float_array, attempt, close, learner_function,
                     traced_call, unreturned)
 from .shared import (LARGE_GAP, LARGE_SCORE, MASKED_WEIGHT_NOT_ZERO, NO_MAX_SUBTRACTION, additive_mask,
                      large_factor, masked_weight_not_zero, masked_weights_are_zero, modifies_input,
@@ -53,6 +53,6 @@ __all__ = [
     "as_float_array", "attempt", "close", "collecting", "describe", "describe_exception", "expect",
     "grading", "large_factor", "learner_error", "masked_weight_not_zero", "masked_weights_are_zero",
     "modifies_input", "nan_where_finite", "no_max_subtraction", "raised", "reference", "rng",
-    "returned_close", "rows_sum_to_one", "unreturned", "learner_function", "self_check_draw", "softmax", "summary", "traced_call", "watching", "where",
+    "rows_sum_to_one", "unreturned", "learner_function", "self_check_draw", "softmax", "summary", "traced_call", "watching", "where",
     "weights_sum_to_one",
 ]

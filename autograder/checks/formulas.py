@@ -73,19 +73,25 @@ def _detail(options, chosen):
     return "; ".join(parts) if parts else True
 
 
+def fits(record, model, setting):
+    """Does ``model`` with ``setting`` give the learner's answer to ``record`` (or leave it right)?
+    How a mistake found on one call is verified on the test's other calls."""
+    with np.errstate(all="ignore"):
+        try:
+            predicted = model(record, **setting)
+        except Exception:   # a setting the model cannot compute for this call
+            return False
+    return record.got is not None and predicted is not None and parts_match(record.got,
+                                                                            as_returned(record, predicted))
+
+
 class FitDetail(str):
     """What a fitted formula says ("your answers fit eps = 1e-06"), with the option set it fitted:
     another call is explained by the same mistake when that setting reproduces it too."""
     setting: dict = {}
 
     def explains(self, record, model):
-        with np.errstate(all="ignore"):
-            try:
-                predicted = model(record, **self.setting)
-            except Exception:
-                return False
-        return record.got is not None and predicted is not None and parts_match(record.got,
-                                                                                as_returned(record, predicted))
+        return fits(record, model, self.setting)
 
 
 def formula(model, function, isolates=False, pairs=True, **options):
@@ -161,12 +167,7 @@ def pairs(record, mistakes):
                     break
             if reproduces(record, predicted):
                 def verify(other, model=model, setting=setting):
-                    try:
-                        with np.errstate(all="ignore"):
-                            predicted = model(other, **setting)
-                    except Exception:
-                        return False
-                    return other.got is not None and parts_match(other.got, as_returned(other, predicted))
+                    return fits(other, model, setting)
                 return [(first, _detail(a, {k: v for k, v in chosen.items() if k in a}),
                          second, _detail(b, {k: v for k, v in chosen.items() if k in b}), verify)]
     return []

@@ -265,8 +265,6 @@ def parts_match(got, want):
     return len(got) == len(want) and bool(returned) and all(close(g, w) for g, w in returned)
 
 
-returned_close = close   # "this part was returned and matches": ``close`` never matches an Unreturned part
-
 
 def learner_function(record, name):
     """The learner's function ``name`` beside the one ``record`` called (the engine's proxy for it,
