@@ -13,7 +13,7 @@ its grades were drawn with (a fingerprint, never the secret):
   gradebook that records another fingerprint, or when it has no secret while
   the gradebook records one; it never invents a second secret;
 * the learner's tools (the self-check, nbgrader's Validate) never read or
-  create it: they draw fresh inputs every time (``checks.self_check_draw``).
+  create it: they draw from the learner's code alone (``checks.self_check_draw``).
 """
 import hashlib
 import os

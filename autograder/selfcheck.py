@@ -36,7 +36,8 @@ _UNDEFINED = ("is not defined", "no function named")
 def grade(path, course=None, limits=None, language=None):
     """(exercise, report) for the notebook file ``path``; NotebookError if it cannot be graded.
 
-    The hidden inputs are a fresh self-check draw, never the class run's (``checks.self_check_draw``).
+    The hidden inputs are the self-check's draw, a function of the notebook's code and never the class
+    run's (``checks.self_check_draw``): the same code gives the same report.
     The report's language (``report.language``) is ``language`` (``--lang``; UnsupportedLanguage
     if the grader does not speak it), else the notebook's metadata, else the environment, else
     English; a notebook that cannot be read is reported in ``language``, else the environment's.
@@ -48,7 +49,7 @@ def grade(path, course=None, limits=None, language=None):
     with i18n.language(i18n.choose(requested)):
         submission = notebooks.read_notebook(path)
         exercise = (course or default_course()).identify(submission)
-    return exercise, engine.run_tests(exercise, submission, limits or Limits(), draw=checks.self_check_draw(),
+    return exercise, engine.run_tests(exercise, submission, limits or Limits(), draw=checks.self_check_draw(submission),
                                       language=i18n.choose(requested, submission))
 
 

@@ -26,8 +26,8 @@ class HiddenChecks(NbGraderPreprocessor):
         except notebooks.NotebookError:
             return nb, resources          # not one of the course's exercises: nbgrader's verdict stands
         language = i18n.choose(None, nb)    # the notebook's metadata, else the environment, as the self-check
-        # A learner's tool: fresh hidden inputs, as the self-check draws; never the class run's secret.
-        report = engine.run_tests(exercise, nb, draw=checks.self_check_draw(), language=language)
+        # A learner's tool: the self-check's hidden inputs (from the code alone); never the class run's secret.
+        report = engine.run_tests(exercise, nb, draw=checks.self_check_draw(nb), language=language)
         results = {test.grade_id: test for test in report.tests}
         with i18n.language(language):
             found = _("(found by the hidden checks, as python -m autograder check does)")

@@ -1,14 +1,16 @@
 """Hidden inputs the learner cannot predict (issue 18): ``checks.rng`` and the draws.
 
-The class run draws its inputs from the course's secret; a self-check draws new
-ones every time.  A table of outputs memorised from a self-check (or from the
+The class run draws its inputs from the course's secret; a self-check draws from
+the learner's code alone (issue 25), so a table written into the code misses them.  A table of outputs memorised from a self-check (or from the
 published catalogue's seeds) therefore scores nothing in the class run, while
 the same secret always reproduces the same grades.  For every exercise (issue 24),
 answers memorised from one draw earn nothing on another, and no hidden input is
 the same in two draws.
 """
+import copy
 import hashlib
 
+import nbformat
 import numpy as np
 import pytest
 
@@ -59,9 +61,10 @@ def test_a_table_memorised_from_a_self_check_scores_nothing_in_the_class_run():
     class_run = engine.run_tests(exercise, helpers.submission(ASSIGNMENT, code),
                                  draw=course_secret.draw_of("the instructor's secret"))
     assert _hidden_score(class_run) == 0, [t.message for t in class_run.tests]
-    # Every self-check draws again: the table misses there too.
-    fresh = engine.run_tests(exercise, helpers.submission(ASSIGNMENT, code), draw=checks.self_check_draw())
-    assert _hidden_score(fresh) == 0
+    # The self-check draws from the code, and the table is code: written in, it changes the inputs it answers.
+    submission = helpers.submission(ASSIGNMENT, code)
+    own = engine.run_tests(exercise, submission, draw=checks.self_check_draw(submission))
+    assert _hidden_score(own) == 0
 
 
 def test_a_table_of_the_class_inputs_needs_the_secret():
@@ -142,8 +145,18 @@ def test_an_unreadable_secret_is_one_line(tmp_path, monkeypatch):
         course_secret.class_draw(course)
 
 
-def test_self_check_draws_are_fresh():
-    assert checks.self_check_draw() != checks.self_check_draw()
+def test_a_self_check_draws_from_the_code_alone():
+    """Issue 25: five self-checks in a row of the same code give one report, because its draw is a function
+    of the learner's code cells (not of outputs, metadata or the moment); changed code draws anew."""
+    code = (helpers.SUBMISSIONS / "01_softmax" / "wrong" / "axis_ignored.py").read_text()
+    submission = helpers.submission("01_softmax", code)
+    rerun = copy.deepcopy(submission)
+    rerun.metadata["anything"] = "else"
+    rerun.cells[-1].outputs = [nbformat.v4.new_output("stream", text="a different output")]
+    assert checks.self_check_draw(submission) == checks.self_check_draw(rerun)
+    edited = helpers.submission("01_softmax", code + "\n# a comment\n")
+    assert checks.self_check_draw(edited) != checks.self_check_draw(submission)
+    assert checks.self_check_draw() != checks.self_check_draw()   # no submission: a fresh draw each time
 
 
 @pytest.mark.parametrize("draw", ["class:a", "self-check:b"])

@@ -190,9 +190,9 @@ def test_a_course_that_does_not_say_offers_no_model_answers(tmp_path):
 
 
 # ------------------------------------------------------------------ Validate draws as the self-check
-def test_validate_grades_with_a_fresh_self_check_draw_never_the_class_runs(tmp_path, monkeypatch):
-    """Issue 24: nbgrader's Validate is a learner's tool; its hidden inputs are a self-check's, drawn
-    afresh each time, never the class run's (the course's secret here exists and is readable)."""
+def test_validate_grades_with_the_self_check_draw_never_the_class_runs(tmp_path, monkeypatch):
+    """Issue 24: nbgrader's Validate is a learner's tool; its hidden inputs are a self-check's (issue 25:
+    drawn from the code alone), never the class run's (the course's secret here exists and is readable)."""
     from autograder import course_secret, validate
     wrong = (helpers.SUBMISSIONS / "01_softmax" / "wrong" / "axis_ignored.py").read_text()
     submission = helpers.submission("01_softmax", wrong)
@@ -210,7 +210,8 @@ def test_validate_grades_with_a_fresh_self_check_draw_never_the_class_runs(tmp_p
     monkeypatch.setattr(validate.engine, "run_tests", spy)
     for _ in range(2):
         notebook, _resources = validate.HiddenChecks().preprocess(copy.deepcopy(submission), {})
-    assert len(set(draws)) == 2   # one draw per validation (run_tests calls itself once to set the language)
+    assert len(set(draws)) == 1   # the same code validated twice: one draw (and one report)
+    assert draws[0] == checks.self_check_draw(submission)
     class_draw = course_secret.draw_of(secret)
     assert all(d.startswith("self-check:") and class_draw not in d for d in draws), draws
     assert checks.self_check_draw().startswith("self-check:")

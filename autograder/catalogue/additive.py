@@ -13,7 +13,7 @@ mistake has a wrong implementation in ``tests/submissions/03_additive/wrong/``.
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import Mistake, attempt, close, expect, large_factor, nan_where_finite, reference
+from ..checks import Batched, Mistake, attempt, close, expect, large_factor, nan_where_finite, reference
 from ..checks import softmax as _softmax
 from ..i18n import N_, _
 
@@ -212,8 +212,10 @@ def _inputs(rng, T_x, d_h, d_s, d_a, T_y=None):
 
 def _expect(function, name, args):
     first = "S_prev" if name == "additive_attention_all" else "s_prev"
+    queries = 2 if name == "additive_attention_all" else 1   # trailing axes of s_prev (d_s,) or S_prev (T_y, d_s)
     record = attempt(function, name, args, want=getattr(_ref(), name)(*args),
-                     arg_names=(first, "H", "W_a", "U_a", "v_a"))
+                     arg_names=(first, "H", "W_a", "U_a", "v_a"),
+                     batched=Batched.unbatched((queries, 2, None, None, None), getattr(_ref(), name)))
     expect(record, MISTAKES)
     return record.got
 

@@ -187,5 +187,6 @@ def check_fixed_context(fixed_context):
     rng = hidden_inputs("fixed_context")
     for T, d_x, d_h in [(6, 3, 4), (3, 2, 5), (1, 2, 3)]:
         H = _ref().rnn_encoder(*_parameters(rng, T, d_x, d_h))          # (T, d_h)
-        record = attempt(fixed_context, "fixed_context", (H,), want=_ref().fixed_context(H), arg_names=("H",))
+        record = attempt(fixed_context, "fixed_context", (H,), want=_ref().fixed_context(H), arg_names=("H",),
+                         batched=Batched.unbatched((2,), _ref().fixed_context))
         expect(record, MISTAKES)

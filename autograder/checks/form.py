@@ -40,9 +40,9 @@ def _returned_tuple(record):
     if isinstance(record.want, tuple) or not isinstance(got, tuple):
         return False
     if close(got[0], record.want):
-        return _("your function returned a tuple of {count} arrays (its first array is the right answer)").format(
+        return _("your function returned a tuple of {count} values (its first value is the right answer)").format(
             count=len(got))
-    return _("your function returned a tuple of {count} arrays").format(count=len(got))
+    return _("your function returned a tuple of {count} values").format(count=len(got))
 
 
 def _returned_wrong_count(record):
@@ -128,7 +128,7 @@ def _probe(record, lead):
     (a result that breaks only the contract's return structure counts as working: that mistake
     is named by its own entry)."""
     spec = record.batched
-    batch = (2, 3, 2)[:lead] if spec.any_rank else (3,)[:lead]
+    batch = (2, 3, 2)[:lead] if spec.any_rank else (3, 2)[:lead]
     args = _with_batch(record.args, spec.cores, batch)
     try:
         with np.errstate(all="ignore"):
@@ -197,7 +197,8 @@ def _probe_ranks(record):
     elif record.error.startswith(STOPPED) or "not implemented" in record.error:
         return False
     lead = _lead(record)
-    ranks = {0, 1, 2, lead} if spec.any_rank else {0, 1}
+    # Unbatched contracts: code written for (batch, n, d) or for (batch, heads, n, d) tensors.
+    ranks = {0, 1, 2, lead} if spec.any_rank else {0, 1, 2}
     if not spec.any_rank and lead != 0:
         return False
     outcomes = {rank: (_probe(record, rank) if rank != lead else "fails") for rank in sorted(ranks)}
@@ -220,9 +221,10 @@ def _probe_ranks(record):
         else:
             what = (_("it raised {error} at `{line}`") if line else _("it raised {error}")).format(error=error, line=line)
     if not spec.any_rank:
-        return _("{what}. Your {function} works on inputs with a leading batch axis but not on the "
-                 "contract's inputs, which have none: {hint}").format(
-                     what=what, function=record.function, hint=_unbatched_hint(line, record.error))
+        return _("{what}. Your {function} works on inputs with {works} but not on the contract's inputs, "
+                 "which have none: {hint}").format(what=what, function=record.function,
+                                                   works=_join([rank for rank in works if rank]),
+                                                   hint=_unbatched_hint(line, record.error))
     if right != works:
         return _("{what}. Your {function} runs with {works} (with wrong values) and fails with {fails}: "
                  "{hint}").format(what=what, function=record.function, works=_join(works), fails=_join(fails),

@@ -3,7 +3,8 @@
 ``rng(label)`` seeds a generator from the *draw* the engine grades with (``grading(exercise,
 draw=...)``): the class run draws from a secret the instructor's course holds
 (``course_secret.class_draw``), so that nobody can predict them and a regrade with the same secret
-gives the same inputs and the same scores; each self-check makes a fresh draw (``self_check_draw``)."""
+gives the same inputs and the same scores; a self-check draws from the learner's code alone
+(``self_check_draw``), so that checking the same code again gives the same report."""
 import contextlib
 import contextvars
 import hashlib
@@ -35,9 +36,18 @@ def grading(exercise, draw=None):
 _LOCAL_DRAW = f"local:{secrets.token_hex(16)}"
 
 
-def self_check_draw():
-    """A learner's self-check: inputs drawn afresh for every run, never the class run's."""
-    return f"self-check:{secrets.token_hex(16)}"
+def self_check_draw(submission=None):
+    """The draw of a learner's self-check of ``submission`` (a notebook), never the class run's.
+
+    A function of the learner's code cells alone: five self-checks in a row of the same code give one
+    report, and any change to the code draws new inputs.  Without a submission (a test sampling many
+    draws), a fresh draw."""
+    if submission is None:
+        return f"self-check:{secrets.token_hex(16)}"
+    import json
+    from .. import notebooks
+    code = json.dumps(notebooks.learner_cells(submission))
+    return f"self-check:{hashlib.sha256(code.encode()).hexdigest()}"
 
 
 def rng(label):

@@ -60,13 +60,16 @@ class Batched:
             lead = next(a.ndim - c for a, c in zip(args, cores) if c is not None and isinstance(a, np.ndarray))
             if lead == 0:
                 return reference(*args, **kwargs)
+            batch = next(a.shape[:lead] for a, c in zip(args, cores) if c is not None and isinstance(a, np.ndarray))
             entries = [reference(*(a[index] if c is not None and isinstance(a, np.ndarray) else a
                                    for a, c in zip(args, cores)), **kwargs)
-                       for index in np.ndindex(*next(a.shape[:lead] for a, c in zip(args, cores)
-                                                     if c is not None and isinstance(a, np.ndarray)))]
+                       for index in np.ndindex(*batch)]
+
+            def stacked(parts):   # (*batch, *entry shape)
+                return np.stack(parts).reshape(*batch, *np.shape(parts[0]))
             if isinstance(entries[0], tuple):
-                return tuple(np.stack([e[i] for e in entries]) for i in range(len(entries[0])))
-            return np.stack(entries)
+                return tuple(stacked([e[i] for e in entries]) for i in range(len(entries[0])))
+            return stacked(entries)
         return cls(tuple(cores), per_entry, any_rank=False)
 
 
@@ -187,14 +190,23 @@ def attempt(function, name, args, kwargs=None, *, want, arg_names, memory_bound=
 
 
 def _as_floats(result):
-    """A returned value as float arrays (a tuple stays a tuple), None where that is impossible."""
+    """A returned value as float arrays (a tuple stays a tuple), None where that is impossible.
+
+    In a tuple that holds an array, a part that is no array (a cache of the backward pass, a list of
+    tuples) becomes an empty ``Unreturned``: the form is still seen (``(h, cache)`` for ``h``)."""
+    if isinstance(result, (tuple, list)) and result and any(isinstance(part, np.ndarray) for part in result):
+        return tuple(_as_float_part(part) for part in result)
     try:
-        if isinstance(result, (tuple, list)) and not isinstance(result, np.ndarray) and result and all(
-                isinstance(part, np.ndarray) for part in result):
-            return tuple(as_float_array(part) for part in result)
         return as_float_array(result)
     except (ValueError, TypeError):
         return None
+
+
+def _as_float_part(part):
+    try:
+        return as_float_array(part)
+    except (ValueError, TypeError):
+        return np.empty((0,)).view(Unreturned)
 
 
 def traced_call(function, *args, **kwargs):

@@ -4,8 +4,8 @@ Mistakes: the code unpacks `N, T, D = X.shape`, so it needs a leading batch axis
 inputs do not have; rnn_encoder returns the pair (h, cache) instead of H alone; fixed_context takes
 `H[:, -1]` (the last state of every sequence of a batch), which on the contract's (T, d_h) array is the last
 column.
-Names: last_column
-Localised: returns_tuple, written_for_batches
+Names: last_column, written_for_batches
+Localised: returns_tuple
 """
 
 
