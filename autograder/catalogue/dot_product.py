@@ -11,8 +11,8 @@ mistake has a wrong implementation in ``tests/submissions/04_dot_product/``.
 """
 import numpy as np
 
-from ..checks import (Batched, Mistake, attempt, close, expect, large_factor, no_max_subtraction, reference,
-                      weights_sum_to_one)
+from ..checks import (Batched, Mistake, attempt, close, expect, formula, large_factor, no_max_subtraction,
+                      reference, weights_sum_to_one)
 from ..checks import rng as hidden_inputs
 from ..checks import softmax as _softmax
 from ..i18n import N_, _
@@ -32,61 +32,45 @@ def _row_scores(record):
     return Q @ K.T                                            # (n, m)
 
 
-def _learner_weights(record):
-    """The learner's weights: the second output of an attention function."""
-    return record.got[1]
-
-
 def _transposed_scores(record):
     return record.function == "dot_scores" and close(record.got, _row_scores(record).T)
 
 
-def _softmax_over_queries(record):
-    if record.function == "dot_product_attention":
-        return close(_learner_weights(record), _softmax(_row_scores(record), axis=0))
-    return False
+# --------------------------------------------------------------------------- mistaken formulas
+ATTENTION = ("dot_product_attention", "dot_product_attention_columns")
 
 
-def _weights_on_keys(record):
-    if record.function == "dot_product_attention":
-        K = _args(record)[1]
-        return close(record.got[0], _learner_weights(record) @ K) and close(_learner_weights(record), record.want[1])
-    if record.function == "dot_product_attention_columns":
-        K = _args(record)[1]
-        return close(record.got[0], K @ _learner_weights(record)) and close(_learner_weights(record), record.want[1])
-    return False
+def _attention(record, *, scale=False, over="keys", normalised=True, average="values"):
+    """(output, weights) of the record's call (either convention) under one mistaken formula (Luong et al.
+    2015, eq. 8, dot score; the weights a softmax over the keys, the output their average of the values):
+    ``scale`` divides the scores by sqrt(d), ``over="queries"`` normalises over the queries,
+    ``normalised=False`` uses the raw scores as weights, ``average="keys"`` averages the keys."""
+    Q, K, V = _args(record)[:3]
+    if record.function == "dot_product_attention":              # Q (n, d), K (m, d), V (m, d_v)
+        S = Q @ K.T                                              # (n, m)
+        keys_axis, averaged = -1, (K if average == "keys" else V)
+    else:                                                        # Q (d, n), K (d, m), V (d_v, m)
+        S = K.T @ Q                                              # (m, n)
+        keys_axis, averaged = 0, (K if average == "keys" else V)
+    if scale:
+        S = S / np.sqrt(Q.shape[1 if record.function == "dot_product_attention" else 0])
+    axis = keys_axis if over == "keys" else (0 if keys_axis == -1 else 1)
+    W = _softmax(S, axis=axis) if normalised else S
+    output = W @ averaged if record.function == "dot_product_attention" else averaged @ W
+    return output, W
 
 
-def _no_softmax(record):
-    if record.function == "dot_product_attention":
-        return close(_learner_weights(record), _row_scores(record))
-    if record.function == "dot_product_attention_columns":
-        Q, K = _args(record)[:2]
-        return close(_learner_weights(record), K.T @ Q)
-    return False
-
-
-def _columns_normalise_rows(record):
-    if record.function != "dot_product_attention_columns":
-        return False
-    Q, K = _args(record)[:2]
-    return close(_learner_weights(record), _softmax(K.T @ Q, axis=1))
+_no_softmax = formula(_attention, ATTENTION, normalised=False)
+_scaled = formula(_attention, ATTENTION, scale=True)
+_softmax_over_queries = formula(_attention, "dot_product_attention", over="queries")
+_columns_normalise_rows = formula(_attention, "dot_product_attention_columns", over="queries")
+_weights_on_keys = formula(_attention, ATTENTION, average="keys")
 
 
 def _columns_row_convention_output(record):
     if record.function != "dot_product_attention_columns":
         return False
     return close(record.got[0], record.want[0].T) or close(record.got[1], record.want[1].T)
-
-
-def _scaled(record):
-    if record.function == "dot_product_attention":
-        Q, K = _args(record)[:2]
-        return close(_learner_weights(record), _softmax(Q @ K.T / np.sqrt(Q.shape[-1]), axis=-1))
-    if record.function == "dot_product_attention_columns":
-        Q, K = _args(record)[:2]
-        return close(_learner_weights(record), _softmax(K.T @ Q / np.sqrt(Q.shape[0]), axis=0))
-    return False
 
 
 MISTAKES = [
@@ -142,7 +126,8 @@ def check_dot_product_attention(dot_product_attention):
     for n, m, d, d_v, large in [(3, 5, 4, 2, False), (4, 2, 3, 6, False), (1, 6, 5, 3, False), (4, 7, 3, 2, True)]:
         Q, K, V = rng.normal(size=(n, d)), rng.normal(size=(m, d)), rng.normal(size=(m, d_v))
         if large:                                       # scores above 1000: exp overflows without the max
-            Q = Q * large_factor(Q @ K.T)
+            # (times sqrt(d): scores divided by sqrt(d), a mistake, still overflow, in every draw)
+            Q = Q * large_factor(Q @ K.T) * np.sqrt(d)
         record = attempt(dot_product_attention, "dot_product_attention", (Q, K, V),
                          want=_ref().dot_product_attention(Q, K, V), arg_names=("Q", "K", "V"),
                          batched=Batched.unbatched((2, 2, 2), _ref().dot_product_attention))
@@ -155,7 +140,7 @@ def check_dot_product_attention_columns(dot_product_attention_columns):
     for d, n, m, d_v, large in [(4, 3, 5, 2, False), (3, 6, 2, 7, False), (5, 1, 4, 3, False), (3, 4, 6, 2, True)]:
         Q, K, V = rng.normal(size=(d, n)), rng.normal(size=(d, m)), rng.normal(size=(d_v, m))
         if large:
-            Q = Q * large_factor(K.T @ Q, axis=0)
+            Q = Q * large_factor(K.T @ Q, axis=0) * np.sqrt(d)
         want = _ref().dot_product_attention_columns(Q, K, V)
         record = attempt(dot_product_attention_columns, "dot_product_attention_columns", (Q, K, V),
                          want=want, arg_names=("Q", "K", "V"))

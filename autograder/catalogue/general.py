@@ -11,7 +11,8 @@ Every mistake has a wrong implementation in ``tests/submissions/05_general/``.
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import Batched, Mistake, attempt, close, expect, large_factor, no_max_subtraction, reference, weights_sum_to_one
+from ..checks import (Batched, Mistake, attempt, close, either, expect, formula, large_factor, no_max_subtraction,
+                      reference, weights_sum_to_one)
 from ..checks import softmax as _softmax
 
 
@@ -25,21 +26,24 @@ def _QKW(record):
     return args[0], args[1], W
 
 
-def _scores_like(record, scores_of):
-    """Does the learner's scores (or weights) equal what the formula ``scores_of(Q, K, W)`` gives?"""
-    Q, K, W = _QKW(record)
-    scores = scores_of(Q, K, W)
+# --------------------------------------------------------------------------- mistaken formulas
+FUNCTIONS = ("general_scores", "general_attention")
+
+
+def _general(record, *, w="transposed", scale=None, over="keys"):
+    """What general_scores (the scores) or general_attention ((output, weights)) returns for the record's
+    call under one mistaken formula (Luong et al. 2015, eq. 8, general score k_j^T W q_i, all pairs
+    ``Q @ W.T @ K.T``): ``w="as_is"`` computes Q W K^T, ``w="ignored"`` Q K^T; ``scale`` divides the
+    scores by sqrt(d_q) or sqrt(d_k); ``over="queries"`` normalises over the queries."""
+    Q, K, W = _QKW(record)                              # Q (n, d_q), K (m, d_k), W (d_k, d_q)
+    S = {"transposed": lambda: Q @ W.T @ K.T, "as_is": lambda: Q @ W @ K.T, "ignored": lambda: Q @ K.T}[w]()
+    if scale is not None:
+        S = S / np.sqrt({"d_q": Q.shape[-1], "d_k": K.shape[-1]}[scale])
     if record.function == "general_scores":
-        return close(record.got, scores)
-    return close(record.got[1], _softmax(scores, axis=-1))
-
-
-def _w_not_transposed(record):
-    return _scores_like(record, lambda Q, K, W: Q @ W @ K.T)       # q_i^T W k_j: needs d_q == d_k
-
-
-def _w_ignored(record):
-    return _scores_like(record, lambda Q, K, W: Q @ K.T)           # plain dot products: needs d_q == d_k
+        return S                                        # (n, m)
+    V = np.asarray(record.args[2], dtype=float)         # (m, d_v)
+    weights = _softmax(S, axis=-1 if over == "keys" else 0)
+    return weights @ V, weights
 
 
 def _transposed_scores(record):
@@ -49,18 +53,10 @@ def _transposed_scores(record):
     return close(record.got, K @ W @ Q.T)                          # (m, n)
 
 
-def _softmax_over_queries(record):
-    if record.function != "general_attention":
-        return False
-    Q, K, W = _QKW(record)
-    return close(record.got[1], _softmax(Q @ W.T @ K.T, axis=0))
-
-
-def _scaled(record):
-    if record.function != "general_attention":
-        return False
-    Q, K, W = _QKW(record)
-    return any(close(record.got[1], _softmax(Q @ W.T @ K.T / np.sqrt(d), axis=-1)) for d in set(W.shape))
+_w_not_transposed = formula(_general, FUNCTIONS, w="as_is")      # q_i^T W k_j: needs d_q == d_k
+_w_ignored = formula(_general, FUNCTIONS, w="ignored")           # plain dot products: needs d_q == d_k
+_scaled = either(formula(_general, FUNCTIONS, scale="d_q"), formula(_general, FUNCTIONS, scale="d_k"))
+_softmax_over_queries = formula(_general, "general_attention", over="queries")
 
 
 MISTAKES = [
@@ -117,7 +113,8 @@ def check_general_attention(general_attention):
     for n, m, d_q, d_k, d_v in [(3, 5, 4, 4, 2), (4, 2, 3, 5, 6), (1, 6, 2, 3, 4), (4, 6, 3, 2, 5)]:
         Q, K, V, W = _inputs(rng, n, m, d_q, d_k, d_v)
         if n == 4 and m == 6:                           # scores above 1000: exp overflows without the max
-            Q = Q * large_factor(Q @ W.T @ K.T)
+            # (times the larger sqrt(d): scores divided by it, a mistake, still overflow, in every draw)
+            Q = Q * large_factor(Q @ W.T @ K.T) * np.sqrt(max(d_q, d_k))
         record = attempt(general_attention, "general_attention", (Q, K, V, W),
                          want=_ref().general_attention(Q, K, V, W), arg_names=("Q", "K", "V", "W"),
                          batched=Batched.unbatched((2, 2, 2, None), _ref().general_attention))

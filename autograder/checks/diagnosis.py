@@ -45,6 +45,7 @@ class Diagnosis:
     rank: int = 0          # where the computation meets it: its place among the mistakes looked for
     verify: Any = None     # for mistakes found together (``formulas.pairs``): does another call fit them too?
     stages: tuple = ()     # the probes that localise a wrong answer no mistake names (``Stage``)
+    whole: bool = False    # a mistake of the form that explains the whole call (adapted, the answer is right)
 
 
 ADAPTABLE = ("returns_single_array", "returns_tuple", "returns_wrong_count", "outputs_in_wrong_order",
@@ -59,9 +60,12 @@ def _diagnoses(record, mistakes, stages=()):
         found = mistake.shown_by(record)
         if found:
             named = Diagnosis(record, mistake.id, mistake.text(record, found), mistake, found, rank)
-            trial = adapted(record, mistake.id) if mistake.id in ADAPTABLE else None
-            if trial is None:
+            found = adapted(record, mistake.id) if mistake.id in ADAPTABLE else None
+            if found is None:
                 return [named]
+            trial, right = found
+            if right:
+                return [dataclasses.replace(named, whole=True)]
             maths = [m for m in mistakes if m.id != mistake.id]   # the next form mistake, then the maths
             # what the adapted call shows comes right after the form's mistake, in the report's order
             return [named, *(dataclasses.replace(d, rank=rank + (1 + d.rank) / (1 + len(mistakes)))
@@ -154,10 +158,16 @@ class Findings:
 
     def add(self, diagnoses):
         self.diagnoses.extend(diagnoses)
-        # a call adapted to the code's form counts as its adapted self (the pair swapped back, ...)
-        adapted = any(d.record.adapted for d in diagnoses)
-        self.wrong.extend(d.record for d in diagnoses if d.record.error is None and d.key != "property"
-                          and (d.record.adapted or not adapted))
+        # a call adapted to the code's form counts as its adapted self (the pair swapped back, ...), and
+        # adapted twice (a pair's output alone, rounded) as the last adaptation, whose maths is diagnosed
+        # a call that the form's mistake explains whole is no wrong answer of the maths
+        adapted = [d.record for d in diagnoses if d.record.adapted]
+        records = [] if any(d.whole for d in diagnoses) else adapted[-1:] if adapted else [
+            d.record for d in diagnoses if d.key != "property"]
+        unique = {id(record): record for record in records}.values()   # a pair's two names share one call
+        # (a right answer named for a mistake seen even when close, a changed input, is no wrong answer)
+        self.wrong.extend(record for record in unique if record.error is None
+                          and not all_close(record.got, record.want))
 
     def __bool__(self):
         return bool(self.diagnoses)
@@ -186,6 +196,11 @@ class Findings:
         for other in self.wrong:
             if other.function != record.function or other is record:
                 continue
+            if mistake.overflow and not mistake.hides(other):
+                continue   # a finite answer: the overflow leaves no trace there
+            if not mistake.overflow and any(d.record is other and d.mistake is not None and d.mistake.overflow
+                                            for d in self.diagnoses):
+                continue   # NaN where exp overflowed: no other mistake can show there
             if diagnosis.verify is not None:
                 if not diagnosis.verify(other):
                     return Diagnosis(record, *localised(record, diagnosis.stages), rank=10_000)

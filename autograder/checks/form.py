@@ -11,7 +11,7 @@ from ..i18n import N_, _, ngettext, pgettext
 from ..results import STOPPED
 from .messages import WHERE, learner_error, where
 from .inputs import reference_function
-from .model import Mistake, all_close, attempt, close, unreturned
+from .model import Mistake, Unreturned, all_close, attempt, close, unreturned
 
 # --------------------------------------------------------------------------- contract-shape mistakes
 def _pair(record):
@@ -315,8 +315,14 @@ def rounding(record):
     """The number of decimals the learner's answer is rounded to, or None: every returned value has at
     most k decimals (k up to 6), where the right answer's values have more."""
     want, got = _pair(record)
+    if record.adapted and record.got is not None:   # the parts the code returns (a pair's output alone, ...)
+        got = record.got if isinstance(record.got, tuple) else (record.got,)
     got = got if got is not None else (record.returned,) if isinstance(record.returned, np.ndarray) else None
-    if got is None or len(got) != len(want) or any(np.shape(g) != np.shape(w) for g, w in zip(got, want)):
+    if got is None or len(got) != len(want):
+        return None
+    kept = [(g, w) for g, w in zip(got, want) if not isinstance(g, Unreturned)]
+    got, want = [g for g, _w in kept], [w for _g, w in kept]
+    if not got or any(np.shape(g) != np.shape(w) for g, w in zip(got, want)):
         return None
     values = np.concatenate([np.ravel(np.asarray(g, dtype=float)) for g in got]) if got else np.zeros(0)
     values = values[np.isfinite(values)]
@@ -355,8 +361,9 @@ def adapted(record, mistake_id):
     """The record's call adapted to what the learner's code supports, once ``mistake_id`` (a mistake of
     the contract's form) is named, so that its maths can be diagnosed too: the one array it returns
     compared with its part of the pair, the rank it handles, the call without the argument it lacks.
-    None when there is nothing more to look at (the adapted answer is right, or no adaptation fits)."""
-    trial = None
+    (trial, right), where ``right`` says that the adapted answer is right (the form's mistake explains the
+    whole call); None when no adaptation fits."""
+    trial, right = None, False
     want = record.want
     if mistake_id == "returns_single_array" and isinstance(record.returned, np.ndarray):
         for index, part in enumerate(want):
@@ -378,13 +385,12 @@ def adapted(record, mistake_id):
     elif mistake_id == "rounded" and rounding(record) is not None:
         decimals = rounding(record)
         trial = dataclasses.replace(record, decimals=decimals, adapted="rounded", probed={})
-        if all_close(trial.got, _rounded_to(trial.want, decimals)):
-            return None       # right, once rounded: the rounding is the only mistake
+        right = all_close(trial.got, _rounded_to(trial.want, decimals))   # the rounding is the only mistake
     elif mistake_id == "missing_argument":
         trial = _without(record, _missing_arguments(record))
-    if trial is None or trial.error is not None or all_close(trial.got, trial.want):
+    if trial is None or trial.error is not None:
         return None
-    return trial
+    return trial, right or all_close(trial.got, trial.want)
 
 
 RANK_MESSAGE = N_("the contract takes any number of leading batch axes (the `...` in its shapes), so count the "

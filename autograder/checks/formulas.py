@@ -95,12 +95,15 @@ class FitDetail(str):
 
 
 def formula(model, function, isolates=False, pairs=True, **options):
-    """The detector of the mistake ``options`` of ``model`` for the learner's ``function`` (see the
-    module's docstring); its ``family`` attribute lets ``pairs`` combine it with the others.  A
+    """The detector of the mistake ``options`` of ``model`` for the learner's ``function`` (a name, or a
+    tuple of the names whose answers the model computes; see the module's docstring); its ``family``
+    attribute lets ``pairs`` combine it with the others.  A
     formula that ``isolates`` a stage (the learner's own sub-function in place of the reference's)
     is, in a pair, the ground the other mistake stands on: only the other is named."""
+    functions = (function,) if isinstance(function, str) else tuple(function)
+
     def detect(record):
-        if record.function != function:
+        if record.function not in functions:
             return False
         best = None
         for setting, chosen in _settings(options):
@@ -118,7 +121,7 @@ def formula(model, function, isolates=False, pairs=True, **options):
         detail = FitDetail(_detail(options, best[1]))
         detail.setting = best[2]
         return detail
-    detect.family = (model, function, options)
+    detect.family = (model, functions, options)
     detect.same_detail = fitted(options)    # read by Mistake: every call must fit the same value
     detect.isolates = isolates
     detect.pairs = pairs        # False: a formula whose mistake combined with another is ambiguous
@@ -154,7 +157,7 @@ def pairs(record, mistakes):
     formulas together reproduce ``record``'s answer (at most one pair); ``verify(other)`` says whether
     the same combination reproduces another call's answer too, or leaves it right."""
     family = [(m, m.detect.family) for m in mistakes if getattr(m.detect, "family", None) is not None
-              and m.detect.family[1] == record.function and getattr(m.detect, "pairs", True)]
+              and record.function in m.detect.family[1] and getattr(m.detect, "pairs", True)]
     for (first, (model, _function, a)), (second, (other_model, _f, b)) in itertools.combinations(family, 2):
         if model is not other_model or set(a) & set(b):
             continue

@@ -94,12 +94,20 @@ class Mistake:
     # A mistake with a parameter (``shared.fitted``): its detail names the value fitted, and every
     # call of a test must give the same value for the mistake to be named.
     same_detail: bool = False
+    # A mistake seen only where exp overflows (NaN or inf where the right answer is finite): a call whose
+    # answer is finite neither shows nor refutes it, and a call it makes NaN can show no other mistake.
+    overflow: bool = False
     template: Optional[str] = dataclasses.field(default=None, repr=False)   # msgid of a message with values
     fields: tuple = dataclasses.field(default=(), repr=False)              # (name, value) pairs it is filled with
 
     def __post_init__(self):
         if getattr(self.detect, "same_detail", False):    # a fitted formula (``formulas.Fit``)
             object.__setattr__(self, "same_detail", True)
+
+    def hides(self, record):
+        """Is ``record``'s answer NaN or inf somewhere (the only trace this overflow mistake leaves)?"""
+        got = record.got if isinstance(record.got, tuple) else (record.got,)
+        return any(not isinstance(g, Unreturned) and not np.all(np.isfinite(g)) for g in got if g is not None)
 
     @classmethod
     def formatted(cls, id, template, detect, even_if_close=False, **fields):

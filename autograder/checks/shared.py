@@ -74,7 +74,7 @@ def nan_where_finite(id, message, *, output=None):
         pairs = list(zip(got, want)) if output is None else [(got[output], want[output])]
         return any(np.shape(g) == np.shape(w) and not isinstance(g, Unreturned)
                    and np.any(~np.isfinite(g) & np.isfinite(np.asarray(w, dtype=float))) for g, w in pairs)
-    return Mistake(id, message, detect)
+    return Mistake(id, message, detect, overflow=True)
 
 
 # --------------------------------------------------------------------------- shared property checks

@@ -4,8 +4,7 @@ Mistakes: dot_scores computes K Q^T, shape (m, n), one row per key; the attentio
 its columns without subtracting the maximum, so large scores overflow to nan; the weights are returned in
 that (m, n) layout, transposed (the output itself, weights.T @ V, is right); the column version normalises
 K^T Q down its columns correctly but also without the maximum.
-Names: no_max_subtraction, transposed_scores
-Localised: weights_transposed
+Names: no_max_subtraction, transposed_scores, weights_transposed
 """
 
 

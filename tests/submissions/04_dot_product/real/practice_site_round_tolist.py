@@ -4,8 +4,7 @@ Mistakes: the scores are divided by sqrt(d) (scaled dot-product attention, not L
 is returned, not (output, weights); the output is rounded to 4 decimals and returned as a list. The column
 version calls the row version on transposes and transposes back, so it inherits all three.
 dot_scores is right.
-Names: returns_single_array
-Localised: rounded, scaled_scores
+Names: returns_single_array, rounded, scaled_scores
 """
 
 

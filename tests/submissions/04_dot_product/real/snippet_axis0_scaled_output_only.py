@@ -3,8 +3,7 @@
 Mistakes: the scores are divided by sqrt(d) (scaled dot-product, not Luong's dot); in the row version the
 snippet softmax normalises over axis 0, the queries; it subtracts no maximum, so large scores overflow to
 nan; both attention functions return only the output, not (output, weights). dot_scores is right.
-Names: returns_single_array
-Localised: no_max_subtraction, scaled_scores, softmax_over_queries
+Names: no_max_subtraction, returns_single_array, scaled_scores, softmax_over_queries
 """
 
 

@@ -2,8 +2,7 @@
 
 Mistakes: general_scores and general_attention divide the bilinear scores by sqrt(d_k) (Luong's general
 score is not scaled); general_attention returns (weights, output), the weights first.
-Names: outputs_in_wrong_order
-Localised: scaled_scores
+Names: outputs_in_wrong_order, scaled_scores
 """
 
 
