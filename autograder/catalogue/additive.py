@@ -13,7 +13,8 @@ mistake has a wrong implementation in ``tests/submissions/03_additive/wrong/``.
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import Batched, Mistake, attempt, close, expect, large_factor, nan_where_finite, reference
+from ..checks import (Batched, Mistake, attempt, close, exp_out_of_range, expect, large_factor, nan_where_finite,
+                      reference)
 from ..checks import softmax as _softmax
 from ..i18n import N_, _
 
@@ -199,7 +200,8 @@ MISTAKES = [
             "(d_a, d_h) and maps each h_j to U_a @ h_j, so for all rows at once H @ U_a.T, of shape (T_x, d_a).",
             lambda record: _variant(transposed=True)(record) or _shape_error(
                 "mismatch in its core dimension", "not aligned", "could not be broadcast")(record)),
-    nan_where_finite("no_max_subtraction", NO_MAX),
+    nan_where_finite("no_max_subtraction", NO_MAX,
+                     overflows=lambda record: exp_out_of_range(_scores(*record.args[:5]))),
 ]
 
 

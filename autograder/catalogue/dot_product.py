@@ -60,6 +60,12 @@ def _attention(record, *, scale=False, over="keys", normalised=True, average="va
     return output, W
 
 
+def _attention_scores(record):
+    """The right scores of an attention call, one row per query: Q K^T, or (K^T Q)^T in columns."""
+    Q, K = _args(record)[:2]
+    return Q @ K.T if record.function == "dot_product_attention" else (K.T @ Q).T
+
+
 _no_softmax = formula(_attention, ATTENTION, normalised=False)
 _scaled = formula(_attention, ATTENTION, scale=True)
 _softmax_over_queries = formula(_attention, "dot_product_attention", over="queries")
@@ -106,7 +112,7 @@ MISTAKES = [
             "convention every vector is a column: return `V @ weights` with shape (d_v, n) and the "
             "weights with shape (m, n), one column per query (the transposes of the row results).",
             _columns_row_convention_output),
-    no_max_subtraction(),
+    no_max_subtraction(lambda record: _attention_scores(record)),
 ]
 
 

@@ -30,7 +30,7 @@ def _QKW(record):
 FUNCTIONS = ("general_scores", "general_attention")
 
 
-def _general(record, *, w="transposed", scale=None, over="keys"):
+def _general(record, *, w="transposed", scale=None, over="keys", normalised=True):
     """What general_scores (the scores) or general_attention ((output, weights)) returns for the record's
     call under one mistaken formula (Luong et al. 2015, eq. 8, general score k_j^T W q_i, all pairs
     ``Q @ W.T @ K.T``): ``w="as_is"`` computes Q W K^T, ``w="ignored"`` Q K^T; ``scale`` divides the
@@ -39,7 +39,7 @@ def _general(record, *, w="transposed", scale=None, over="keys"):
     S = {"transposed": lambda: Q @ W.T @ K.T, "as_is": lambda: Q @ W @ K.T, "ignored": lambda: Q @ K.T}[w]()
     if scale is not None:
         S = S / np.sqrt({"d_q": Q.shape[-1], "d_k": K.shape[-1]}[scale])
-    if record.function == "general_scores":
+    if record.function == "general_scores" or not normalised:
         return S                                        # (n, m)
     V = np.asarray(record.args[2], dtype=float)         # (m, d_v)
     weights = _softmax(S, axis=-1 if over == "keys" else 0)
@@ -84,7 +84,7 @@ MISTAKES = [
             "query's scores must be normalised over the keys: `softmax(scores, axis=-1)`, so that every "
             "row of the (n, m) weights sums to 1.",
             _softmax_over_queries),
-    no_max_subtraction(),
+    no_max_subtraction(lambda record: _general(record, normalised=False)),
 ]
 
 

@@ -16,7 +16,7 @@ import re
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import (ATOL, RTOL, Batched, Mistake, attempt, close, expect, large_factor, masked_weight_not_zero,
+from ..checks import (Batched, Mistake, attempt, close, expect, formula, large_factor, masked_weight_not_zero,
                       no_max_subtraction, reference, weights_sum_to_one, where)
 from ..checks import softmax as _softmax
 
@@ -37,13 +37,6 @@ def _fill(S, mask, value=-np.inf):
     return S if mask is None else np.where(mask, S, value)
 
 
-def _weights_are(record, weights):
-    """The learner's weights equal ``weights`` (NaN where the mistaken formula itself gives NaN)."""
-    if record.got is None or record.got[1].shape != weights.shape:
-        return False
-    return bool(np.all(np.isclose(record.got[1], weights, rtol=RTOL, atol=ATOL, equal_nan=True)))
-
-
 def _scale_after_softmax(record):
     Q, K, V, mask, S = _parts(record)
     unscaled = _softmax(_fill(S, mask))
@@ -52,49 +45,49 @@ def _scale_after_softmax(record):
                                        or close(record.got[0], unscaled @ V / root))
 
 
-def _no_scaling(record):
-    Q, K, V, mask, S = _parts(record)
-    return _weights_are(record, _softmax(_fill(S, mask)))
+# --------------------------------------------------------------------------- mistaken formulas
+def _attention(record, *, scale="sqrt_dk", mask="where", axis=-1):
+    """(output, weights) of the record's call under one mistaken formula (Vaswani et al. 2017, eq. 1:
+    softmax(Q K^T / sqrt(d_k)) V, the mask filling the blocked scores with -inf before the softmax).
+    ``scale``: "none", "dk", "sqrt_dv", or "sqrt_axis1" (d_k read as ``Q.shape[1]``, the number of queries
+    on batched inputs); ``mask``: "ignored", "after" (weights times the mask), "zero" (blocked scores set to
+    0), "inverted", "added" (the booleans added to the scores); ``axis=-2`` normalises over the queries."""
+    Q, K, V, visible, S = _parts(record)                 # S (..., n, m)
+    root = {"sqrt_dk": np.sqrt(Q.shape[-1]), "none": 1.0, "dk": Q.shape[-1], "sqrt_dv": np.sqrt(V.shape[-1]),
+            "sqrt_axis1": np.sqrt(Q.shape[1])}[scale]
+    S = S / root
+    if visible is not None and mask != "ignored":
+        S = {"where": lambda: _fill(S, visible), "after": lambda: S, "zero": lambda: _fill(S, visible, 0.0),
+             "inverted": lambda: _fill(S, ~visible), "added": lambda: S + visible}[mask]()
+    weights = _softmax(S, axis=axis)                     # (..., n, m)
+    if visible is not None and mask == "after":
+        weights = weights * visible
+    return weights @ V, weights
 
 
-def _divide_by_dk(record):
-    Q, K, V, mask, S = _parts(record)
-    return _weights_are(record, _softmax(_fill(S / Q.shape[-1], mask)))
+def _formula(**options):
+    return formula(_attention, "scaled_dot_product_attention", **options)
 
 
-def _scale_by_dv(record):
-    Q, K, V, mask, S = _parts(record)
-    return V.shape[-1] != Q.shape[-1] and _weights_are(record, _softmax(_fill(S / np.sqrt(V.shape[-1]), mask)))
+def _with_mask(detect):
+    """A mask mistake: shown only by a call with a mask."""
+    def masked(record):
+        return _parts(record)[3] is not None and detect(record)
+    masked.family, masked.same_detail, masked.isolates, masked.pairs = (
+        detect.family, detect.same_detail, detect.isolates, detect.pairs)
+    return masked
 
 
-def _mask_after_softmax(record):
-    Q, K, V, mask, S = _parts(record)
-    return mask is not None and _weights_are(record, _softmax(S / np.sqrt(Q.shape[-1])) * mask)
-
-
-def _mask_fill_zero(record):
-    Q, K, V, mask, S = _parts(record)
-    return mask is not None and _weights_are(record, _softmax(_fill(S / np.sqrt(Q.shape[-1]), mask, 0.0)))
-
-
-def _inverted_mask(record):
-    Q, K, V, mask, S = _parts(record)
-    return mask is not None and _weights_are(record, _softmax(_fill(S / np.sqrt(Q.shape[-1]), ~mask)))
-
-
-def _ignored_mask(record):
-    Q, K, V, mask, S = _parts(record)
-    return mask is not None and _weights_are(record, _softmax(S / np.sqrt(Q.shape[-1])))
-
-
-def _mask_added(record):
-    Q, K, V, mask, S = _parts(record)
-    return mask is not None and _weights_are(record, _softmax(S / np.sqrt(Q.shape[-1]) + mask))
-
-
-def _softmax_over_queries(record):
-    Q, K, V, mask, S = _parts(record)
-    return _weights_are(record, _softmax(_fill(S / np.sqrt(Q.shape[-1]), mask), axis=-2))
+_no_scaling = _formula(scale="none")
+_divide_by_dk = _formula(scale="dk")
+_scale_by_dv = _formula(scale="sqrt_dv")
+_scale_from_axis1 = _formula(scale="sqrt_axis1")
+_mask_after_softmax = _with_mask(_formula(mask="after"))
+_mask_fill_zero = _with_mask(_formula(mask="zero"))
+_inverted_mask = _with_mask(_formula(mask="inverted"))
+_ignored_mask = _with_mask(_formula(mask="ignored"))
+_mask_added = _with_mask(_formula(mask="added"))
+_softmax_over_queries = _formula(axis=-2)
 
 
 def _k_transpose_batched(record):
@@ -156,6 +149,11 @@ MISTAKES = [
             "the softmax runs over the queries (axis -2), so each column of the weights sums to 1. Each "
             "query's scores must be normalised over the keys: `softmax(scores, axis=-1)`.",
             _softmax_over_queries),
+    Mistake("dk_from_fixed_axis",
+            "d_k is read from `Q.shape[1]`, which is the number of queries once a batch axis leads (Q of "
+            "shape (B, n, d_k)): the scores are divided by sqrt(n). The contract takes any number of leading "
+            "batch axes, so count the axes from the end: `d_k = Q.shape[-1]`.",
+            _scale_from_axis1),
     masked_weight_not_zero(lambda record: _parts(record)[3]),
     Mistake("k_transpose_batched",
             "`K.T` (or `np.transpose(K)`) reverses *all* the axes of a batched array: for K of shape "
@@ -163,7 +161,8 @@ MISTAKES = [
             "last two axes: `np.swapaxes(K, -1, -2)`, or write the product as "
             "`np.einsum('...nd,...md->...nm', Q, K)`.",
             _k_transpose_batched),
-    no_max_subtraction(),
+    no_max_subtraction(lambda record: _fill(_parts(record)[4] / np.sqrt(_parts(record)[0].shape[-1]),
+                                            _parts(record)[3])),
 ]
 
 # Q, K, V and the mask have two core axes each; any number of batch axes may lead.

@@ -27,8 +27,10 @@ def _tri(n, kind):
 
 
 # --------------------------------------------------------------------------- mistaken formulas
-def _variant(record, *, key="k", value="v", scale="d_k", mask="flag", after=False, axis=-1, fill=-np.inf):
-    """What self_attention returns for the record's inputs under one mistaken formula."""
+def _variant(record, *, key="k", value="v", scale="d_k", mask="flag", after=False, axis=-1, fill=-np.inf,
+             scores=False):
+    """What self_attention returns for the record's inputs under one mistaken formula (with ``scores``,
+    the scores it normalises)."""
     X, W_q, W_k, W_v = (np.asarray(a, dtype=float) for a in record.args[:4])
     causal = bool(record.kwargs.get("causal", False))
     Q = X @ W_q
@@ -39,6 +41,8 @@ def _variant(record, *, key="k", value="v", scale="d_k", mask="flag", after=Fals
     m = None if (mask == "none" or (mask == "flag" and not causal)) else _tri(n, "causal" if mask == "flag" else mask)
     if m is not None and not after:
         S = np.where(m, S, fill)
+    if scores:
+        return S                                       # (n, n)
     W = _softmax(S, axis=axis)
     if m is not None and after:
         W = W * m
@@ -163,7 +167,7 @@ MISTAKES = [
             "the values with their own matrix; the output then has d_v columns.",
             _values_not_projected),
     masked_weight_not_zero(_visible),
-    no_max_subtraction(),
+    no_max_subtraction(lambda record: _variant(record, scores=True)),
 ]
 
 

@@ -44,7 +44,8 @@ from .model import (ATOL, RTOL, Attempt, Batched, Mistake, Stage,
                     traced_call, unreturned)
 from .shared import (LARGE_GAP, LARGE_SCORE, MASKED_WEIGHT_NOT_ZERO, NO_MAX_SUBTRACTION, additive_mask,
                      large_factor, masked_weight_not_zero, masked_weights_are_zero, modifies_input,
-                     nan_where_finite, no_max_subtraction, rows_sum_to_one, weights_sum_to_one)
+                     exp_out_of_range, nan_where_finite, no_max_subtraction, rows_sum_to_one,
+                     weights_sum_to_one)
 
 __all__ = [
     "ATOL", "Attempt", "Fit", "either", "formula", "reproduces", "BATCHES_MESSAGE", "Batched", "CONTRACT_MISTAKES", "LARGE_GAP", "LARGE_SCORE",
@@ -52,7 +53,7 @@ __all__ = [
     "RANK_MESSAGE", "RTOL", "SHARED_MISTAKES", "Stage", "UNUSABLE", "WHERE", "additive_mask", "all_close",
     "as_float_array", "attempt", "close", "collecting", "describe", "describe_exception", "expect",
     "grading", "large_factor", "learner_error", "masked_weight_not_zero", "masked_weights_are_zero",
-    "modifies_input", "nan_where_finite", "no_max_subtraction", "raised", "reference", "rng",
+    "modifies_input", "exp_out_of_range", "nan_where_finite", "no_max_subtraction", "raised", "reference", "rng",
     "rows_sum_to_one", "unreturned", "learner_function", "self_check_draw", "softmax", "summary", "traced_call", "watching", "where",
     "weights_sum_to_one",
 ]

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..i18n import N_, _, ngettext, pgettext
 from ..results import STOPPED
-from .form import CONTRACT_MISTAKES, adapted
+from .form import CONTRACT_MISTAKES, GUESSED, adapted
 from .formulas import pairs
 from .messages import raised
 from .inputs import reference_function
@@ -67,9 +67,12 @@ def _diagnoses(record, mistakes, stages=()):
             if right:
                 return [dataclasses.replace(named, whole=True)]
             maths = [m for m in mistakes if m.id != mistake.id]   # the next form mistake, then the maths
+            shown = _diagnoses(trial, maths, stages)
+            if trial.adapted == GUESSED and not all(d.mistake is not None for d in shown):
+                return [named]    # an array of no part's shape: taken for the output only if that names a mistake
             # what the adapted call shows comes right after the form's mistake, in the report's order
             return [named, *(dataclasses.replace(d, rank=rank + (1 + d.rank) / (1 + len(mistakes)))
-                             for d in _diagnoses(trial, maths, stages))]
+                             for d in shown)]
     if record.error is not None:
         return [Diagnosis(record, "raised", raised(record.call, record.error), rank=len(mistakes))]
     for first, first_detail, second, second_detail, verify in pairs(record, mistakes):

@@ -357,6 +357,9 @@ def _rounded_to(answer, decimals):
         else np.round(np.asarray(answer, dtype=float), decimals)
 
 
+GUESSED = "returned as the output?"   # an adaptation kept only if it names a mistake (diagnosis._diagnoses)
+
+
 def adapted(record, mistake_id):
     """The record's call adapted to what the learner's code supports, once ``mistake_id`` (a mistake of
     the contract's form) is named, so that its maths can be diagnosed too: the one array it returns
@@ -366,11 +369,11 @@ def adapted(record, mistake_id):
     trial, right = None, False
     want = record.want
     if mistake_id == "returns_single_array" and isinstance(record.returned, np.ndarray):
-        for index, part in enumerate(want):
-            if np.shape(record.returned) == np.shape(part):
-                got = tuple(record.returned if i == index else unreturned(w) for i, w in enumerate(want))
-                trial = dataclasses.replace(record, got=got, error=None, adapted="returned", probed={})
-                break
+        # the part of the pair with the returned array's shape; else, tentatively, the output (``GUESSED``)
+        index = next((i for i, part in enumerate(want) if np.shape(record.returned) == np.shape(part)), None)
+        got = tuple(record.returned if i == (index or 0) else unreturned(w) for i, w in enumerate(want))
+        trial = dataclasses.replace(record, got=got, error=None, adapted="returned" if index is not None else GUESSED,
+                                    probed={})
     elif mistake_id == "returns_tuple" and isinstance(record.returned, tuple):
         if np.shape(record.returned[0]) == np.shape(want):
             trial = dataclasses.replace(record, got=record.returned[0], error=None, adapted="returned", probed={})

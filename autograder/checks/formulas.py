@@ -42,7 +42,7 @@ def reproduces(record, predicted):
     """Does the learner's answer equal ``predicted``, and does this call tell ``predicted`` from the
     right answer (a formula that gives the right answer here shows no mistake)?"""
     predicted = as_returned(record, predicted)
-    if record.got is None or predicted is None or not parts_match(record.got, predicted):
+    if record.got is None or predicted is None or not parts_match(record.got, predicted, equal_nan=True):
         return False
     got = record.got if isinstance(record.got, tuple) else (record.got,)
     predicted = predicted if isinstance(predicted, tuple) else (predicted,)
@@ -81,8 +81,8 @@ def fits(record, model, setting):
             predicted = model(record, **setting)
         except Exception:   # a setting the model cannot compute for this call
             return False
-    return record.got is not None and predicted is not None and parts_match(record.got,
-                                                                            as_returned(record, predicted))
+    return record.got is not None and predicted is not None and parts_match(
+        record.got, as_returned(record, predicted), equal_nan=True)
 
 
 class FitDetail(str):

@@ -248,13 +248,14 @@ def unreturned(like):
     return np.full(np.shape(like), np.nan).view(Unreturned)
 
 
-def close(got, want):
+def close(got, want, equal_nan=False):
     """Same shape and values equal within tolerance; NaN (and an ``Unreturned`` part) never equals
-    anything."""
+    anything, unless ``equal_nan`` (a mistaken formula that predicts the NaN it reproduces)."""
     if isinstance(got, Unreturned) or isinstance(want, Unreturned):
         return False
     got, want = np.asarray(got), np.asarray(want)
-    return got.shape == want.shape and bool(np.all(np.isclose(got, want, rtol=RTOL, atol=ATOL)))
+    return got.shape == want.shape and bool(np.all(np.isclose(got, want, rtol=RTOL, atol=ATOL,
+                                                              equal_nan=equal_nan)))
 
 
 def all_close(got, want):
@@ -276,13 +277,13 @@ class Stage:
     wrong: Optional[str] = None
 
 
-def parts_match(got, want):
+def parts_match(got, want, equal_nan=False):
     """Every part of ``got`` that the learner's code returned is ``close`` to its part of ``want``
     (a tuple or one array), and at least one was returned."""
     got = got if isinstance(got, tuple) else (got,)
     want = want if isinstance(want, tuple) else (want,)
     returned = [(g, w) for g, w in zip(got, want) if not isinstance(g, Unreturned)]
-    return len(got) == len(want) and bool(returned) and all(close(g, w) for g, w in returned)
+    return len(got) == len(want) and bool(returned) and all(close(g, w, equal_nan) for g, w in returned)
 
 
 

@@ -62,12 +62,14 @@ def additive_mask(function="causal_mask"):
                    detect)
 
 
-def nan_where_finite(id, message, *, output=None):
+def nan_where_finite(id, message, *, output=None, overflows=None):
     """A shared symptom under an exercise's own id and message: NaN or inf where the right answer
     is finite (an ``np.exp`` or a hand-written tanh that overflows on large inputs).  ``output``
-    picks one output of a tuple (None: any)."""
+    picks one output of a tuple (None: any).  ``overflows(record)``, where the catalogue gives it, says
+    whether the call's inputs can overflow at all (``exp_out_of_range``): NaN from small inputs comes
+    from another mistake (a fully masked column normalised over the wrong axis), never this one."""
     def detect(record):
-        if record.got is None:
+        if record.got is None or (overflows is not None and not overflows(record)):
             return False
         got = record.got if isinstance(record.got, tuple) else (record.got,)
         want = record.want if isinstance(record.want, tuple) else (record.want,)
@@ -75,6 +77,21 @@ def nan_where_finite(id, message, *, output=None):
         return any(np.shape(g) == np.shape(w) and not isinstance(g, Unreturned)
                    and np.any(~np.isfinite(g) & np.isfinite(np.asarray(w, dtype=float))) for g, w in pairs)
     return Mistake(id, message, detect, overflow=True)
+
+
+EXP_MAX, EXP_MIN = 709.0, -745.0   # beyond them np.exp gives inf, or 0 (float64)
+
+
+def exp_out_of_range(scores, axis=-1):
+    """Do the right ``scores`` (-inf where masked) take an unshifted softmax beyond exp's range, or one
+    shifted by the whole array's maximum below it for some slice along ``axis`` (0 / 0)?"""
+    scores = np.asarray(scores, dtype=float)
+    finite = np.where(np.isfinite(scores), scores, -np.inf)
+    if not np.any(np.isfinite(finite)):
+        return False
+    top = np.max(finite)
+    slices = np.max(finite, axis=axis)
+    return bool(top > EXP_MAX or np.any(np.isfinite(slices) & (slices - top < EXP_MIN)))
 
 
 # --------------------------------------------------------------------------- shared property checks
@@ -109,9 +126,12 @@ NO_MAX_SUBTRACTION = N_(
     "not change when the same number is subtracted from every score), or use the provided `softmax`.")
 
 
-def no_max_subtraction():
-    """The shared mistake of the attention exercises: a softmax without the max overflows on large scores."""
-    return nan_where_finite("no_max_subtraction", NO_MAX_SUBTRACTION)
+def no_max_subtraction(scores=None, axis=-1):
+    """The shared mistake of the attention exercises: a softmax without the max overflows on large scores.
+    ``scores(record)``: the call's right scores (-inf where masked), softmaxed along ``axis``; where a
+    catalogue gives them, NaN is this mistake only when they are out of exp's range."""
+    overflows = None if scores is None else (lambda record: exp_out_of_range(scores(record), axis))
+    return nan_where_finite("no_max_subtraction", NO_MAX_SUBTRACTION, overflows=overflows)
 
 
 LARGE_SCORE, LARGE_GAP = 1000.0, 40.0
