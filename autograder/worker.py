@@ -145,7 +145,10 @@ def receive(stream):
 
 # --------------------------------------------------------------------------- the sandboxed side
 def _one_line(error):
-    detail = str(error).strip().splitlines()
+    try:
+        detail = str(error).strip().splitlines()
+    except BaseException:   # the learner's exception may fail to describe itself
+        detail = []
     text = f"{type(error).__name__}: {detail[0]}" if detail else type(error).__name__
     return text[:380] + _where(error)
 
@@ -175,8 +178,8 @@ class _IPythonStub:
 
 def _as_plain(value):
     """Turn a learner's return value into numeric arrays (in tuples and str-keyed dicts), or raise WireError."""
-    if isinstance(value, tuple):
-        return tuple(_as_plain_part(v) for v in value)
+    if isinstance(value, tuple) or (isinstance(value, list) and any(isinstance(v, np.ndarray) for v in value)):
+        return tuple(_as_plain_part(v) for v in value)   # a list of arrays is a tuple, as in a notebook kernel
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
         return {k: _as_plain(v) for k, v in value.items()}   # a KV cache {"K": ..., "V": ...}
     if value is None:
@@ -193,11 +196,11 @@ UNUSABLE_PART = "(not an array)"
 def _as_plain_part(value):
     """A part of a returned tuple; one that is no numeric array (the cache of a backward pass, a list of
     tuples) crosses as ``UNUSABLE_PART``, so that the grader still sees the tuple's form."""
+    if value is None:
+        return UNUSABLE_PART      # (h, None): a cache that is None
     try:
         return _as_plain(value)
-    except (WireError, ValueError, TypeError):   # ragged lists raise ValueError
-        if value is None:
-            raise
+    except (WireError, ValueError, TypeError, RecursionError, MemoryError):   # ragged lists raise ValueError
         return UNUSABLE_PART
 
 

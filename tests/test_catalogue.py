@@ -149,3 +149,85 @@ def test_real_pattern_gets_every_name_it_declares_and_no_other(assignment, path)
     assert not found - names, f"named, but not made: {sorted(found - names)}"
     assert not names - found, f"made, but not named: {sorted(names - found)}; " + " || ".join(
         t.message for t in report.tests if not t.passed)[:1500]
+
+
+# ------------------------------------------------------------ what the independent breaker found (issue 25)
+SOFTMAX = "def softmax(x, axis=-1):\n    e = np.exp(x - x.max(axis=axis, keepdims=True))\n    return e / e.sum(axis=axis, keepdims=True)\n"
+BROKEN = [
+    # a constant divisor that equals sqrt(Q.shape[1]) in some calls is no d_k read from a fixed axis
+    ("06_scaled", "scaled_dot_product_attention", """
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    S = Q @ np.swapaxes(K, -1, -2) / 2.0
+    if mask is not None:
+        S = np.where(mask, S, -np.inf)
+    W = softmax(S, axis=-1)
+    return W @ V, W
+""", set(), "the output has wrong values"),
+    # NaN from a mask multiplied in (inf - inf) on small scores is no overflow
+    ("06_scaled", "scaled_dot_product_attention", """
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        S = S * np.where(mask, 1.0, -np.inf)
+    W = softmax(S, axis=-1)
+    return W @ V, W
+""", set(), "contains NaN or inf"),
+    # only the weights transposed: not "row-convention results" for both parts
+    ("04_dot_product", "dot_product_attention_columns", """
+def dot_product_attention_columns(Q, K, V):
+    A = softmax(K.T @ Q, axis=0)
+    return V @ A, A.T
+""", {"weights_transposed"}, None),
+    # the output alone, and wrong: both said
+    ("04_dot_product", "dot_product_attention", """
+def dot_product_attention(Q, K, V):
+    W = softmax(Q @ K.T / 2.0, axis=-1)
+    return W @ V
+""", {"returns_single_array"}, "the output has wrong values"),
+    # an input changed in place, and a wrong answer: both said
+    ("04_dot_product", "dot_product_attention", """
+def dot_product_attention(Q, K, V):
+    V -= V.mean(axis=0)
+    W = softmax(Q @ K.T, axis=-1)
+    return W @ V, W
+""", {"modifies_input"}, "the output has wrong values"),
+    # (H, None): a tuple whose second part is None is still a tuple, its first part the answer
+    ("02_seq2seq", "rnn_encoder", """
+def rnn_encoder(X, W_xh, W_hh, b_h, h0=None):
+    h = np.zeros(W_hh.shape[0]) if h0 is None else h0
+    states = []
+    for x in X:
+        h = np.tanh(x @ W_xh + h @ W_hh + b_h)
+        states.append(h)
+    return np.array(states), None
+""", {"returns_tuple"}, "its first value is the right answer"),
+    # a list [output, weights] is the pair, as in a notebook kernel
+    ("04_dot_product", "dot_product_attention", """
+def dot_product_attention(Q, K, V):
+    W = softmax(Q @ K.T, axis=-1)
+    return [W @ V, W]
+""", set(), None),
+    # an exception that cannot describe itself is still the learner's one-line reason
+    ("04_dot_product", "dot_product_attention", """
+class Opaque(Exception):
+    def __str__(self):
+        raise RuntimeError("no description")
+
+def dot_product_attention(Q, K, V):
+    raise Opaque()
+""", set(), "raised Opaque"),
+]
+
+
+@pytest.mark.parametrize("assignment, function, code, names, text", BROKEN,
+                         ids=[f"{a}/{i}" for i, (a, *_rest) in enumerate(BROKEN)])
+def test_what_the_breaker_found_is_named_truly(assignment, function, code, names, text):
+    report = grade(assignment, SOFTMAX + code)
+    found = {finding for t in report.tests for finding in t.findings} - {NOT_ATTEMPTED}
+    assert found == names, [t.message for t in report.tests if not t.passed]
+    messages = " | ".join(t.message for t in report.tests if not t.passed)
+    if text is not None:
+        assert text in messages, messages
+    assert "exited" not in messages and "Traceback" not in messages
+    if not names and text is None:   # a right answer in another form: full marks
+        assert report.score == report.max_score, messages

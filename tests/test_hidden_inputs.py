@@ -147,12 +147,18 @@ def test_an_unreadable_secret_is_one_line(tmp_path, monkeypatch):
 
 def test_a_self_check_draws_from_the_code_alone():
     """Issue 25: five self-checks in a row of the same code give one report, because its draw is a function
-    of the learner's code cells (not of outputs, metadata or the moment); changed code draws anew."""
+    of the learner's code (not of outputs, metadata, markdown cells, line endings or the moment); changed code
+    draws anew."""
     code = (helpers.SUBMISSIONS / "01_softmax" / "wrong" / "axis_ignored.py").read_text()
     submission = helpers.submission("01_softmax", code)
     rerun = copy.deepcopy(submission)
     rerun.metadata["anything"] = "else"
     rerun.cells[-1].outputs = [nbformat.v4.new_output("stream", text="a different output")]
+    rerun.cells.insert(0, nbformat.v4.new_markdown_cell("A note of my own"))      # where the code stands
+    rerun.cells.insert(2, nbformat.v4.new_code_cell(""))
+    for cell in rerun.cells:
+        if cell.cell_type == "code" and cell.source.strip():
+            cell.source = cell.source.replace("\n", "\r\n") + "\n\n"           # line endings, blank lines
     assert checks.self_check_draw(submission) == checks.self_check_draw(rerun)
     edited = helpers.submission("01_softmax", code + "\n# a comment\n")
     assert checks.self_check_draw(edited) != checks.self_check_draw(submission)

@@ -202,10 +202,11 @@ def check_unbatched(scaled_dot_product_attention):
 
 
 def check_batched(scaled_dot_product_attention):
-    """One leading batch axis, then two; batch sizes differ from n, m, d_k and d_v."""
+    """One leading batch axis, then two; batch sizes differ from n, m, d_k and d_v, and Q.shape[1] differs
+    between the calls (3, then 2), so that no constant divisor passes for sqrt(Q.shape[1])."""
     rng = hidden_inputs("batched")
     _expect(scaled_dot_product_attention, *_inputs(rng, (2,), 3, 5, 4, 6))
-    _expect(scaled_dot_product_attention, *_inputs(rng, (2, 3), 4, 6, 5, 7))
+    _expect(scaled_dot_product_attention, *_inputs(rng, (3, 2), 4, 6, 5, 7))
 
 
 def check_mask(scaled_dot_product_attention):
@@ -225,4 +226,6 @@ def check_mask_batched(scaled_dot_product_attention):
     lengths = rng.choice(np.arange(1, m), size=B, replace=False)   # keys j >= length are padding
     padding = np.arange(m)[None, None, :] < lengths[:, None, None]  # (B, 1, m)
     _expect(scaled_dot_product_attention, Q, K, V, padding)
-    _expect(scaled_dot_product_attention, Q, K, V, _mask_with_both(rng, (B, n, m)))
+    # a full (B, n, m) mask with another number of queries (Q.shape[1] then differs between the calls)
+    Q, K, V = _inputs(rng, (B,), 7, m, d_k, d_v)
+    _expect(scaled_dot_product_attention, Q, K, V, _mask_with_both(rng, (B, 7, m)))

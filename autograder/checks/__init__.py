@@ -39,7 +39,7 @@ from .form import BATCHES_MESSAGE, CONTRACT_MISTAKES, RANK_MESSAGE
 from .formulas import Fit, either, formula, reproduces
 from .inputs import grading, reference, rng, self_check_draw, softmax
 from .messages import NOT_A_TUPLE, NOT_AN_ARRAY, NOT_NUMERIC, UNUSABLE, WHERE, describe, describe_exception, learner_error, raised, where
-from .model import (ATOL, RTOL, Attempt, Batched, Mistake, Stage,
+from .model import (ATOL, RTOL, Attempt, Batched, Mistake, Stage, Unreturned,
                     all_close, as_float_array, attempt, close, learner_function,
                     traced_call, unreturned)
 from .shared import (LARGE_GAP, LARGE_SCORE, MASKED_WEIGHT_NOT_ZERO, NO_MAX_SUBTRACTION, additive_mask,
@@ -48,7 +48,7 @@ from .shared import (LARGE_GAP, LARGE_SCORE, MASKED_WEIGHT_NOT_ZERO, NO_MAX_SUBT
                      weights_sum_to_one)
 
 __all__ = [
-    "ATOL", "Attempt", "Fit", "either", "formula", "reproduces", "BATCHES_MESSAGE", "Batched", "CONTRACT_MISTAKES", "LARGE_GAP", "LARGE_SCORE",
+    "ATOL", "Attempt", "Unreturned", "Fit", "either", "formula", "reproduces", "BATCHES_MESSAGE", "Batched", "CONTRACT_MISTAKES", "LARGE_GAP", "LARGE_SCORE",
     "MASKED_WEIGHT_NOT_ZERO", "Mistake", "NOT_A_TUPLE", "NOT_AN_ARRAY", "NOT_NUMERIC", "NO_MAX_SUBTRACTION",
     "RANK_MESSAGE", "RTOL", "SHARED_MISTAKES", "Stage", "UNUSABLE", "WHERE", "additive_mask", "all_close",
     "as_float_array", "attempt", "close", "collecting", "describe", "describe_exception", "expect",

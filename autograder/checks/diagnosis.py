@@ -60,6 +60,9 @@ def _diagnoses(record, mistakes, stages=()):
         found = mistake.shown_by(record)
         if found:
             named = Diagnosis(record, mistake.id, mistake.text(record, found), mistake, found, rank)
+            if mistake.id == "modifies_input" and record.error is None:
+                # the answer is wrong as well, and no mistake of the maths explains it: say where
+                return [named, Diagnosis(record, *localised(record, stages), rank=len(mistakes), stages=stages)]
             found = adapted(record, mistake.id) if mistake.id in ADAPTABLE else None
             if found is None:
                 return [named]
@@ -184,7 +187,9 @@ class Findings:
         for index, diagnosis in enumerate(verified):
             if diagnosis.mistake is None and diagnosis.record.error is None:
                 # a call that another call's verified mistake explains is that mistake, not a new problem
+                # (an adapted call is past the form's mistakes: what is left wrong there is not one of them)
                 verified[index] = next((d for d in named if d.record.function == diagnosis.record.function
+                                        and not (diagnosis.record.adapted and d.mistake.id in ADAPTABLE)
                                         and d.mistake.shown_by(diagnosis.record)), diagnosis)
         return iter([(d.key, d.message) for d in sorted(verified, key=lambda d: d.rank)])
 

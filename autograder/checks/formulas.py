@@ -19,6 +19,7 @@ from ..i18n import _
 from .model import Unreturned, close, parts_match
 
 MAX_FIT_COMBINATIONS = 64   # candidate values tried for one pair of formulas
+MIN_DECIMALS = 3            # a rounded answer tells formulas apart only with at least this many decimals
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,6 +42,8 @@ def as_returned(record, predicted):
 def reproduces(record, predicted):
     """Does the learner's answer equal ``predicted``, and does this call tell ``predicted`` from the
     right answer (a formula that gives the right answer here shows no mistake)?"""
+    if record.decimals is not None and record.decimals < MIN_DECIMALS:
+        return False   # answers rounded so coarsely that different formulas round alike
     predicted = as_returned(record, predicted)
     if record.got is None or predicted is None or not parts_match(record.got, predicted, equal_nan=True):
         return False

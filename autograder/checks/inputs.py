@@ -46,7 +46,9 @@ def self_check_draw(submission=None):
         return f"self-check:{secrets.token_hex(16)}"
     import json
     from .. import notebooks
-    code = json.dumps(notebooks.learner_cells(submission))
+    # the code alone: not where its cells stand among markdown cells, nor line endings or trailing blanks
+    code = json.dumps(["\n".join(line.rstrip() for line in source.splitlines()).strip()
+                       for _index, source in notebooks.learner_cells(submission)])
     return f"self-check:{hashlib.sha256(code.encode()).hexdigest()}"
 
 

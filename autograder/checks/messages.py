@@ -44,6 +44,8 @@ def raised(call, error):
         return _("{call}: stopped: {reason}").format(call=call, reason=error[len(STOPPED) + 1:])
     if error.startswith(STOPPED):
         return f"{call}: {error}"
+    if error.startswith(UNUSABLE.split("{")[0]):   # the function returned; what it returned is unusable
+        return _("{call}: your function {error}").format(call=call, error=learner_error(error))
     function, callers, line = where(error)
     bare = learner_error(WHERE.sub("", error))
     called = call.split("(", 1)[0]
@@ -64,9 +66,10 @@ def raised(call, error):
 UNUSABLE = N_("returned something unusable: {problem}")
 NOT_A_TUPLE = N_("expected a tuple of {count} arrays, got {type}")
 NOT_AN_ARRAY = N_("the result is a {type}, not a NumPy array")
+PART_NOT_AN_ARRAY = N_("part {index} of the result is not a numeric array")
 NOT_NUMERIC = N_("the result is not a numeric array ({error})")
 _GRADER_ERRORS = (
-    UNUSABLE, NOT_A_TUPLE, NOT_AN_ARRAY, NOT_NUMERIC,
+    UNUSABLE, NOT_A_TUPLE, NOT_AN_ARRAY, PART_NOT_AN_ARRAY, NOT_NUMERIC,
     # worker.py's (it runs in the sandbox, without this package)
     N_("WireError: the function returned None (is a `return` missing?)"),
     N_("WireError: the function returned {type}, not a numeric array"),

@@ -7,7 +7,8 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ..i18n import _
-from .messages import NOT_A_TUPLE, NOT_AN_ARRAY, NOT_NUMERIC, UNUSABLE, describe, describe_exception
+from ..worker import UNUSABLE_PART
+from .messages import NOT_A_TUPLE, NOT_AN_ARRAY, NOT_NUMERIC, PART_NOT_AN_ARRAY, UNUSABLE, describe, describe_exception
 
 # Loose enough for a correct float32 implementation, far tighter than any mistake.
 RTOL, ATOL = 1e-4, 1e-6
@@ -188,6 +189,9 @@ def attempt(function, name, args, kwargs=None, *, want, arg_names, memory_bound=
             parts = tuple(result)
         else:
             parts = (result,)
+        for index, part in enumerate(parts, 1):
+            if isinstance(part, str) and part == UNUSABLE_PART:   # the worker's stand-in (``worker._as_plain_part``)
+                raise ValueError(PART_NOT_AN_ARRAY.format(index=index))
         record.kinds = tuple(getattr(np.asarray(p) if isinstance(p, (list, tuple)) else p, "dtype",
                                      np.dtype(float)).kind for p in parts)
         converted = tuple(as_float_array(p) for p in parts)
