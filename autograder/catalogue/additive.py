@@ -82,13 +82,6 @@ def _scores_as_weights(record):
     return close(weights, e) or close(context, e @ H)
 
 
-def _outputs_swapped(record):
-    if _kind(record) == "scores":
-        return False
-    context, weights = record.got
-    return close(context, record.want[1]) and close(weights, record.want[0])
-
-
 def _hard(record):
     if _kind(record) == "scores":
         return False
@@ -118,8 +111,10 @@ def _reused(record):
     if _kind(record) != "all" or record.got is None:
         return False
     weights = record.got[1]
+    # every row the same, and one step's right weights (computed once, for that step, and reused)
     return (weights.ndim == 2 and weights.shape[0] > 1 and np.allclose(weights, weights[:1])
-            and not np.allclose(record.want[1], record.want[1][:1]))
+            and not np.allclose(record.want[1], record.want[1][:1])
+            and any(close(weights[0], right) for right in record.want[1]))
 
 
 def _shape_error(*phrases):
@@ -140,10 +135,6 @@ NO_MAX = N_("overflow: `np.exp` of a large score is `inf`, and `inf / inf` is `n
 
 
 MISTAKES = [
-    Mistake("outputs_swapped",
-            "the two outputs are in the wrong order: return (context, weights), that is (c, alpha) for one step "
-            "and (C, A) for all steps; the context comes first.",
-            _outputs_swapped),
     Mistake("weights_as_scores",
             "additive_scores returned weights that sum to 1: you applied the softmax already. It must return "
             "the raw scores e_j = v_a . tanh(W_a s_prev + U_a h_j); the softmax over the input positions comes "

@@ -65,6 +65,25 @@ def _fixed_axis(record):
     return False
 
 
+def _default_axis(record):
+    """Called without ``axis``, normalised along another axis; given ``axis=-1``, right: the default
+    of the learner's signature is not the contract's."""
+    x = _x(record)
+    if "axis" in record.kwargs or x.ndim < 2:
+        return False
+    other = next((k for k in range(x.ndim - 1) if close(record.got, _ref(x, axis=k))), None)
+    if other is None:
+        return False
+    if "axis given" not in record.probed:   # once per record: it calls the learner's function again
+        if record.callee is None:            # a watcher's copy: only what the grading found
+            return False
+        given = attempt(record.callee, "softmax", (x,), {"axis": -1}, want=record.want, arg_names=("x",))
+        record.probed["axis given"] = given.error is None and close(given.got, record.want)
+    if not record.probed["axis given"]:
+        return False
+    return _("called without `axis`, your softmax normalises along axis {other}").format(other=other)
+
+
 def _axis_out_of_bounds(record):
     return record.error is not None and "out of bounds" in record.error
 
@@ -113,6 +132,10 @@ MISTAKES = [
             "the `axis` argument is ignored: the result is normalised along the last axis. Pass "
             "`axis=axis` to every reduction (`np.max` and `np.sum`).",
             _axis_ignored),
+    Mistake("default_axis",
+            "the default of `axis` must be the last axis, as in the contract's signature "
+            "`def softmax(x, axis=-1)`; with `axis` given, your result is right.",
+            _default_axis),
     Mistake("fixed_axis",
             "the reductions use a fixed axis instead of the `axis` argument. Pass `axis=axis, "
             "keepdims=True` to `np.max` and `np.sum`.",
