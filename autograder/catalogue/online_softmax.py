@@ -121,10 +121,15 @@ def _full_score_matrix(record):
     if record.peak_bytes is None or record.peak_bytes <= record.memory_bound:
         return False
     n, m = np.shape(record.args[0])[0], np.shape(record.args[1])[0]
+    matrix = 8 * n * m
+    if record.peak_bytes < 0.9 * matrix:   # over the bound, yet no array as large as the whole matrix
+        return _("your function holds more than one block's worth of memory at a time ({peak:.1f} MB at its "
+                 "peak, the bound is {bound:.1f} MB; one (n, m) float64 matrix is {matrix:.1f} MB)").format(
+                     peak=record.peak_bytes / 1e6, bound=record.memory_bound / 1e6, matrix=matrix / 1e6)
     return _("your function built an array as large as the full (n, m) score matrix "
              "({peak:.1f} MB at its peak, the bound is {bound:.1f} MB; "
              "one (n, m) float64 matrix is {matrix:.1f} MB)").format(
-                 peak=record.peak_bytes / 1e6, bound=record.memory_bound / 1e6, matrix=8 * n * m / 1e6)
+                 peak=record.peak_bytes / 1e6, bound=record.memory_bound / 1e6, matrix=matrix / 1e6)
 
 
 FULL_MATRIX_FIX = N_(
