@@ -14,7 +14,7 @@ Every mistake has a wrong implementation in ``tests/submissions/10_positions/``.
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import Mistake, attempt, close, expect, modifies_input, reference
+from ..checks import Batched, Mistake, attempt, close, expect, modifies_input, reference
 from ..i18n import N_, _
 
 BASE = 10000.0
@@ -92,10 +92,21 @@ def _row_index(record):
 
 
 def _leading_axes(record):
-    """Fails (or changes shape) only when X has leading axes: the 2-D calls before it passed."""
+    """Fails (or changes shape) only when X has leading axes: verified by calling the learner's function
+    on one (n, d) slice of the same X, which must give the right answer."""
     if record.function != "apply_rotary" or np.ndim(record.args[0]) <= 2:
         return False
-    return record.error is not None or record.got.shape != np.shape(record.args[0])
+    if not (record.error is not None or record.got.shape != np.shape(record.args[0])):
+        return False
+    if "one slice" not in record.probed:     # once per record: it calls the learner's function again
+        if record.callee is None:             # a watcher's copy: only what the grading found
+            return False
+        X, positions = np.asarray(record.args[0], dtype=float), record.args[1]
+        part = X.reshape(-1, *X.shape[-2:])[0]                     # (n, d)
+        trial = attempt(record.callee, "apply_rotary", (part, positions), want=_ref().apply_rotary(part, positions),
+                        arg_names=("X", "positions"))
+        record.probed["one slice"] = trial.error is None and close(trial.got, trial.want)
+    return record.probed["one slice"]
 
 
 MISTAKES = [
@@ -185,7 +196,7 @@ def _call_encoding(sinusoidal_encoding, n, d_model):
 def _call_rotary(apply_rotary, X, positions):
     positions = np.asarray(positions)
     record = attempt(apply_rotary, "apply_rotary", (X, positions), want=_ref().apply_rotary(X, positions),
-                     arg_names=("X", "positions"))
+                     arg_names=("X", "positions"), batched=Batched((2, None), _ref().apply_rotary))  # X (..., n, d)
     expect(record, MISTAKES)
     return record.got
 
