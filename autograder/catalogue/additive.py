@@ -13,8 +13,8 @@ mistake has a wrong implementation in ``tests/submissions/03_additive/wrong/``.
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import (Batched, Mistake, attempt, close, exp_out_of_range, expect, large_factor, nan_where_finite,
-                      reference)
+from ..checks import (Batched, Mistake, all_close, attempt, close, exp_out_of_range, expect, large_factor,
+                      nan_where_finite, reference)
 from ..checks import softmax as _softmax
 from ..i18n import N_, _
 
@@ -117,6 +117,48 @@ def _reused(record):
             and any(close(weights[0], right) for right in record.want[1]))
 
 
+SHAPE_ERRORS = ("mismatch in its core dimension", "not aligned", "could not be broadcast")
+
+
+def _square_trial(record):
+    """The learner's answer on square inputs (d_s = d_h = d_a, W_a and U_a not symmetric), where a swapped
+    or transposed matrix runs: what a call that raised a shape error does once the shapes allow it.
+    Computed once per record (it calls the learner's function again); None where it cannot be made."""
+    if "square" not in record.probed:
+        if record.callee is None:        # a watcher's copy: only what the grading found
+            return None
+        rng = hidden_inputs("square probe")
+        T_x = np.shape(record.args[1])[0]
+        T_y = np.shape(record.args[0])[0] if _kind(record) == "all" else None
+        args = _inputs(rng, T_x, 4, 4, 4, T_y=T_y)
+        name = record.call.split("(", 1)[0]
+        first = "S_prev" if name == "additive_attention_all" else "s_prev"
+        record.probed["square"] = attempt(record.callee, name, args, want=getattr(_ref(), name)(*args),
+                                          arg_names=(first, "H", "W_a", "U_a", "v_a"))
+    return record.probed["square"]
+
+
+def _matrices(**mistake):
+    """The mistaken use of W_a and U_a that ``mistake`` describes (for the matrices transposed, also with the
+    two swapped, as a Keras port does: the detail says so): reproduced by the answer, or, when the call
+    raised a shape error, by the answer on square inputs (verified, not guessed from the error's words)."""
+    alone = _variant(**mistake)
+    both = _variant(swapped=True, transposed=True) if mistake.get("transposed") else (lambda record: False)
+
+    def formula(record):
+        return alone(record) or (both(record) and _("W_a and U_a are also swapped (W_a on the encoder "
+                                                    "states, U_a on the decoder state)"))
+
+    def detect(record):
+        if record.error is None:
+            return formula(record)
+        if not any(phrase in record.error for phrase in SHAPE_ERRORS):
+            return False
+        trial = _square_trial(record)
+        return trial is not None and trial.error is None and not all_close(trial.got, trial.want) and formula(trial)
+    return detect
+
+
 def _shape_error(*phrases):
     def detect(record):
         return record.error is not None and any(p in record.error for p in phrases)
@@ -179,7 +221,7 @@ MISTAKES = [
             "W_a and U_a are swapped: W_a belongs to the decoder state and U_a to the encoder states, "
             "e_j = v_a . tanh(W_a s_prev + U_a h_j). (With W_a of shape (d_a, d_s) and U_a of shape (d_a, d_h) "
             "the swap only runs when d_s = d_h.)",
-            _variant(swapped=True)),
+            _matrices(swapped=True)),
     Mistake("no_pair_broadcast",
             "the decoder and encoder terms do not broadcast: S_prev @ W_a.T is (T_y, d_a) and H @ U_a.T is "
             "(T_x, d_a). Every pair (i, j) needs its own sum: add axes, "
@@ -189,8 +231,7 @@ MISTAKES = [
             "the weight matrices are used the wrong way round (for example s_prev @ W_a or H @ U_a). W_a has "
             "shape (d_a, d_s) and maps s_prev to W_a @ s_prev (row form: s_prev @ W_a.T); U_a has shape "
             "(d_a, d_h) and maps each h_j to U_a @ h_j, so for all rows at once H @ U_a.T, of shape (T_x, d_a).",
-            lambda record: _variant(transposed=True)(record) or _shape_error(
-                "mismatch in its core dimension", "not aligned", "could not be broadcast")(record)),
+            _matrices(transposed=True)),
     nan_where_finite("no_max_subtraction", NO_MAX,
                      overflows=lambda record: exp_out_of_range(_scores(*record.args[:5]))),
 ]

@@ -2,7 +2,8 @@
 
 Mistakes: W_a is applied to the encoder states and U_a to the decoder state (swapped), and both are applied
 Keras-Dense style as `x @ W` on matrices of shape (d_a, d), i.e. the wrong way round; this only runs when
-d_s = d_h = d_a, and fails with a shape error otherwise.
+d_s = d_h = d_a, and fails with a shape error otherwise. The swap is said in orientation_swapped's
+detail ("W_a and U_a are also swapped"), found together with it, not under its own id.
 Names: orientation_swapped
 Localised: w_u_swapped
 """
