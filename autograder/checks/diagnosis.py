@@ -61,8 +61,10 @@ def _diagnoses(record, mistakes, stages=()):
         if found:
             named = Diagnosis(record, mistake.id, mistake.text(record, found), mistake, found, rank)
             if mistake.id == "modifies_input" and record.error is None:
-                # the answer is wrong as well, and no mistake of the maths explains it: say where
-                return [named, Diagnosis(record, *localised(record, stages), rank=len(mistakes), stages=stages)]
+                # the answer is wrong as well: what else it shows, or where it goes wrong
+                rest = [m for m in mistakes if m.id != mistake.id]
+                return [named, *(dataclasses.replace(d, rank=rank + (1 + d.rank) / (1 + len(mistakes)))
+                                 for d in _diagnoses(record, rest, stages))]
             found = adapted(record, mistake.id) if mistake.id in ADAPTABLE else None
             if found is None:
                 return [named]
