@@ -178,8 +178,10 @@ class _IPythonStub:
 
 def _as_plain(value):
     """Turn a learner's return value into numeric arrays (in tuples and str-keyed dicts), or raise WireError."""
-    if isinstance(value, tuple) or (isinstance(value, list) and any(isinstance(v, np.ndarray) for v in value)):
-        return tuple(_as_plain_part(v) for v in value)   # a list of arrays is a tuple, as in a notebook kernel
+    if isinstance(value, tuple):
+        return tuple(_as_plain_part(v) for v in value)
+    if isinstance(value, list) and any(isinstance(v, np.ndarray) for v in value):
+        return [_as_plain_part(v) for v in value]   # a list stays a list, as a notebook kernel's caller sees it
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
         return {k: _as_plain(v) for k, v in value.items()}   # a KV cache {"K": ..., "V": ...}
     if value is None:

@@ -206,7 +206,35 @@ def rnn_encoder(X, W_xh, W_hh, b_h, h0=None):
 def dot_product_attention(Q, K, V):
     W = softmax(Q @ K.T, axis=-1)
     return [W @ V, W]
-""", set(), None),
+""", set(), "must return (output, weights)"),   # the hidden checks accept it; the visible test, as in a kernel, not
+    # second round: d_k read from the axis before the last (counted from the end) is no fixed axis
+    ("06_scaled", "scaled_dot_product_attention", """
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    d_k = Q.shape[-2]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mask is not None:
+        S = np.where(mask, S, -np.inf)
+    W = softmax(S, axis=-1)
+    return W @ V, W
+""", set(), "the output has wrong values"),
+    # second round: rotary code for (n, d) and one batch axis is a fixed rank, not "(n, d) only"
+    ("10_positions", "apply_rotary", """
+def _rotate(X, positions):
+    n, d = X.shape
+    theta = 10000.0 ** (-np.arange(0, d, 2) / d)
+    angles = np.asarray(positions, dtype=float)[:, None] * theta[None, :]
+    cos, sin = np.cos(angles), np.sin(angles)
+    out = np.empty_like(X, dtype=float)
+    out[:, 0::2] = X[:, 0::2] * cos - X[:, 1::2] * sin
+    out[:, 1::2] = X[:, 0::2] * sin + X[:, 1::2] * cos
+    return out
+
+def apply_rotary(X, positions):
+    X = np.asarray(X, dtype=float)
+    if X.ndim == 3:
+        return np.stack([_rotate(x, positions) for x in X])
+    return _rotate(X, positions)
+""", {"fixed_rank"}, None),
     # an exception that cannot describe itself is still the learner's one-line reason
     ("04_dot_product", "dot_product_attention", """
 class Opaque(Exception):

@@ -146,8 +146,8 @@ def _matrices(**mistake):
     both = _variant(swapped=True, transposed=True) if mistake.get("transposed") else (lambda record: False)
 
     def formula(record):
-        return alone(record) or (both(record) and _("W_a and U_a are also swapped (W_a on the encoder "
-                                                    "states, U_a on the decoder state)"))
+        return alone(record) or (both(record) and _("W_a is applied to the encoder states and U_a to the "
+                                                    "decoder state, each the wrong way round"))
 
     def detect(record):
         if record.error is None:

@@ -229,3 +229,7 @@ def check_mask_batched(scaled_dot_product_attention):
     # a full (B, n, m) mask with another number of queries (Q.shape[1] then differs between the calls)
     Q, K, V = _inputs(rng, (B,), 7, m, d_k, d_v)
     _expect(scaled_dot_product_attention, Q, K, V, _mask_with_both(rng, (B, 7, m)))
+    # two batch axes: Q.shape[1] (2) is then neither n (7) nor d_k, so reading d_k from a fixed axis is
+    # told from reading it from another axis counted from the end (Q.shape[-2])
+    Q, K, V = _inputs(rng, (B, 2), 7, m, d_k, d_v)
+    _expect(scaled_dot_product_attention, Q, K, V, _mask_with_both(rng, (7, m)))
