@@ -222,11 +222,19 @@ MISTAKES = [
             "the scores are divided by sqrt(d_v), the width of the values; divide by sqrt(d_k), the "
             "length of the query and the keys (`W_q.shape[1]`).",
             _step_variant(scale="d_v", first_step_too=False)),
+    Mistake("returns_single_array",
+            "the contract returns a pair: the output and the new cache, a dict holding the keys and values "
+            "with the new rows appended: `return y_t, {\"K\": K, \"V\": V}` (decode_sequence: "
+            "`return Y, {\"K\": K, \"V\": V}`).",
+            lambda record: _SINGLE.detect(record)),
     Mistake("position_not_added",
             "the position is not added: the input of the token at position t is x_t + PE[t], with "
             "PE = sinusoidal_encoding(t + 1, d_model), before the projections.",
             _step_variant(position="none")),
 ]
+
+
+_SINGLE = next(m for m in checks.CONTRACT_MISTAKES if m.id == "returns_single_array")
 
 
 # --------------------------------------------------------------------------- checks
@@ -235,6 +243,8 @@ def _ref():
 
 
 def _unpack(result):
+    if isinstance(result, np.ndarray):
+        return result     # one array for the pair: the shared returns_single_array names it, then its maths
     if not isinstance(result, (tuple, list)) or len(result) != 2 or not isinstance(result[1], dict) \
             or not {"K", "V"} <= set(result[1]):
         raise ValueError(UNUSABLE)

@@ -26,7 +26,8 @@ def _returned_single(record):
     got = record.returned
     if not isinstance(record.want, tuple) or not isinstance(got, np.ndarray):
         return False
-    names = ((_("the output"), _("the weights")) if len(want) == 2
+    names = (tuple(_(part) for part in record.parts) if len(record.parts) == len(want)   # a catalogue's names
+             else (_("the output"), _("the weights")) if len(want) == 2
              else tuple(_("output {index}").format(index=i) for i in range(len(want))))
     for name, part in zip(names, want):
         if close(got, part):
