@@ -259,3 +259,15 @@ def test_what_the_breaker_found_is_named_truly(assignment, function, code, names
     assert "exited" not in messages and "Traceback" not in messages
     if not names and text is None:   # a right answer in another form: full marks
         assert report.score == report.max_score, messages
+
+
+def test_a_correct_float32_answer_passes_where_an_entry_is_near_zero():
+    """CI, issue 25: on two draws a correct float32 multi-head attention failed, an output entry near 0
+    being off by 1e-6 like every other; the absolute tolerance now grows with the answer's scale."""
+    import numpy as np
+    from autograder.catalogue import multi_head
+    namespace = {"np": np}
+    exec((helpers.SUBMISSIONS / "08_multi_head" / "correct" / "loops_over_heads_float32.py").read_text(), namespace)
+    for draw in ("self-check:f70", "self-check:f1804"):
+        with checks.grading(helpers.exercise("08_multi_head"), draw=draw):
+            multi_head.check_mha_cross(namespace["multi_head_attention"])

@@ -316,7 +316,8 @@ def check_decode_step(decode_step):
 def _own_key_weighs(rng, t, d_model, params):
     """t + 1 large tokens whose last one attends to its own key alone (its scaled score 40 above the
     others, and key 0 not the next best), in every draw: leaving that key out (``own_key_left_out``) always changes y_t, and a
-    wrong scale never does (one-hot weights stay one-hot), so the verdict never depends on the draw."""
+    wrong scale never does (one-hot weights stay one-hot), so the verdict never depends on the draw.  The
+    same holds without the positions (code that never adds them, with a wrong scale as well)."""
     scale = np.sqrt(params["W_q"].shape[1])
     for _attempt in range(500):
         X = 12.0 * rng.normal(size=(t + 1, d_model))
@@ -328,7 +329,9 @@ def _own_key_weighs(rng, t, d_model, params):
             X = 1.25 * X
         # ... and, among the earlier keys, its top one is not key 0: leaving its own key out then
         # attends elsewhere than a query that sees key 0 only (``causal_mask_hides_past``)
-        if scores[t] > 1000.0 and scores[t] > scores[:t].max() + 40.0 and np.argmax(scores[:t]) != 0:
+        bare = (X @ params["W_k"]) @ (X[t] @ params["W_q"]) / scale      # the same without the positions
+        if scores[t] > 1000.0 and scores[t] > scores[:t].max() + 40.0 and np.argmax(scores[:t]) != 0 \
+                and bare[t] > bare[:t].max() + 40.0:
             return X
     return X
 

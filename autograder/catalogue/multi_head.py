@@ -309,10 +309,16 @@ def check_mha_cross(multi_head_attention):
     _call_mha(multi_head_attention, rng.normal(size=(2, 4, 12)), rng.normal(size=(2, 6, 12)), Ws, 3)
     _call_mha(multi_head_attention, rng.normal(size=(2, 3, 4, 12)), rng.normal(size=(2, 3, 6, 12)), Ws, 4)
     # Large scores (above 1000) in every head: exp overflows unless the softmax subtracts the maximum.
-    X_q, X_kv = rng.normal(size=(4, 12)), rng.normal(size=(6, 12))
+    # Drawn again while the two best keys of some row are so close that the factor would take the scores
+    # beyond 1e5, where float32 (a correct choice) could no longer tell them apart.
     W_q, W_k, W_v, W_o = Ws
-    Q, K = _ref().split_heads(X_q @ W_q, 3), _ref().split_heads(X_kv @ W_k, 3)      # (3, 4, 4), (3, 6, 4)
-    factor = large_factor(Q @ np.swapaxes(K, -1, -2) / np.sqrt(4))
+    for _draw in range(100):
+        X_q, X_kv = rng.normal(size=(4, 12)), rng.normal(size=(6, 12))
+        Q, K = _ref().split_heads(X_q @ W_q, 3), _ref().split_heads(X_kv @ W_k, 3)  # (3, 4, 4), (3, 6, 4)
+        scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(4)                            # (3, 4, 6)
+        factor = large_factor(scores)
+        if np.abs(factor * scores).max() < 1e5:
+            break
     _call_mha(multi_head_attention, X_q, X_kv, [W_q * factor, W_k, W_v, W_o], 3)
 
 
