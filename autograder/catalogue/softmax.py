@@ -123,6 +123,10 @@ MISTAKES = [
             "maximum along `axis` (with `keepdims=True`) before `np.exp`; softmax does not change "
             "when the same number is subtracted from every score.",
             _overflowed),
+    Mistake("default_axis",
+            "the default of `axis` must be the last axis, as in the contract's signature "
+            "`def softmax(x, axis=-1)`; with `axis` given, your result is right.",
+            _default_axis),
     Mistake("hard_argmax",
             "hard max: your weights are 1 at the largest score and 0 elsewhere (an argmax). Softmax "
             "gives every entry a positive weight exp(x_i) / sum_j exp(x_j); that soft weighting is "
@@ -132,10 +136,6 @@ MISTAKES = [
             "the `axis` argument is ignored: the result is normalised along the last axis. Pass "
             "`axis=axis` to every reduction (`np.max` and `np.sum`).",
             _axis_ignored),
-    Mistake("default_axis",
-            "the default of `axis` must be the last axis, as in the contract's signature "
-            "`def softmax(x, axis=-1)`; with `axis` given, your result is right.",
-            _default_axis),
     Mistake("fixed_axis",
             "the reductions use a fixed axis instead of the `axis` argument. Pass `axis=axis, "
             "keepdims=True` to `np.max` and `np.sum`.",
