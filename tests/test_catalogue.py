@@ -271,3 +271,63 @@ def test_a_correct_float32_answer_passes_where_an_entry_is_near_zero():
     for draw in ("self-check:f70", "self-check:f1804"):
         with checks.grading(helpers.exercise("08_multi_head"), draw=draw):
             multi_head.check_mha_cross(namespace["multi_head_attention"])
+
+
+# ------------------------------------------------------------ a mistake no catalogue names: its stage (issue 25)
+ENCODER = """
+def rnn_encoder(X, W_xh, W_hh, b_h, h0=None):
+    h = np.zeros(W_hh.shape[0]) if h0 is None else h0
+    states = []
+    for x in X:
+        h = {update}
+        states.append(h)
+    return np.array(states)
+
+def fixed_context(H):
+    return H[-1]
+"""
+STEP = """
+def decode_step(x_t, cache, params):
+    t = cache["K"].shape[0]
+    z = x_t + sinusoidal_encoding({positions}, len(x_t))[{position}]
+    q, k, v = z @ params["W_q"], z @ params["W_k"], z @ params["W_v"]
+    K, V = np.vstack([cache["K"], k]), np.vstack([cache["V"], v])
+    scores = {scores}
+    return softmax(scores) @ {values}, {{"K": K, "V": V}}
+
+def decode_sequence(X, params):
+    cache = empty_cache(params["W_k"].shape[1], params["W_v"].shape[1])
+    rows = []
+    for i, x in enumerate(X):
+        {reset}y, cache = decode_step(x, cache, params)
+        rows.append(y)
+    return np.array(rows), cache
+"""
+RIGHT_STEP = dict(positions="t + 1", position="t", scores="K @ q / np.sqrt(len(q))", values="V", reset="")
+STAGED = [
+    ("02_seq2seq", ENCODER.format(update="np.tanh(x @ W_xh + 0.5 * (h @ W_hh) + b_h)"),
+     "with the recurrence switched off (W_hh = 0) your states are right"),
+    ("02_seq2seq", ENCODER.format(update="np.tanh(x @ W_xh + h @ W_hh) + b_h"), "the mistake is in the bias b_h"),
+    ("02_seq2seq", ENCODER.format(update="np.tanh(2.0 * (x @ W_xh) + h @ W_hh + b_h)"),
+     "even with W_hh = 0 and b_h = 0 your states are wrong"),
+    ("12_kv_cache", STEP.format(**dict(RIGHT_STEP, scores="K @ q / len(q)")),
+     "with all scores equal (W_q = 0) your answer is right: the mistake is in the scores"),
+    ("12_kv_cache", STEP.format(**dict(RIGHT_STEP, values="V[-2:]", scores="K[-2:] @ q / np.sqrt(len(q))")),
+     "with an empty cache (the token attends to itself alone) your step is right"),
+    ("12_kv_cache", STEP.format(**dict(RIGHT_STEP, positions="t + 2", position="t + 1")),
+     "even with an empty cache (the token attends to itself alone"),
+    ("12_kv_cache", STEP.format(**dict(RIGHT_STEP, reset="cache = cache if i % 3 else empty_cache("
+                                       "params['W_k'].shape[1], params['W_v'].shape[1])\n        ")),
+     "your first token alone is decoded right"),
+]
+
+
+@pytest.mark.parametrize("assignment, code, stage", STAGED, ids=[f"{a}/{i}" for i, (a, *_rest) in enumerate(STAGED)])
+def test_a_mistake_no_catalogue_names_is_localised_to_its_stage(assignment, code, stage):
+    """Deliverable 2 of issue 25: a composite function's wrong answer that no mistake explains is probed
+    with inputs that switch the other stages off, and the report says which stage goes wrong."""
+    report = grade(assignment, code)
+    found = {finding for t in report.tests for finding in t.findings} - {NOT_ATTEMPTED}
+    messages = " | ".join(t.message for t in report.tests if not t.passed)
+    assert report.score < report.max_score and not found, (found, messages)
+    assert stage in messages, messages

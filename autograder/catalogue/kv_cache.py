@@ -21,12 +21,13 @@ the mistake models see) and turns the answer into the three arrays
 shapes (the dicts themselves would print every array).
 """
 import copy
+import dataclasses
 
 import numpy as np
 
 from .. import checks
 from ..checks import rng as hidden_inputs
-from ..checks import Mistake, attempt, close, either, expect, formula, reference, reproduces
+from ..checks import Mistake, Stage, attempt, close, either, expect, formula, reference, reproduces
 from ..checks import softmax as _softmax
 from ..i18n import N_, _
 
@@ -259,13 +260,60 @@ def _flattened(function):
 PARTS = (N_("y_t"), N_("the cache's K"), N_("the cache's V"))   # (y, K, V) as the messages call them
 
 
+# --------------------------------------------------------------------------- stages
+def _with_scores_equal(record):
+    """The record's call with W_q = 0: every score 0, so the weights are uniform over the rows attended."""
+    *data, params = record.args
+    return (*data, dict(params, W_q=np.zeros_like(params["W_q"]))), dict(record.kwargs)
+
+
+def _first_token_only(record):
+    """decode_step on an empty cache, or decode_sequence on the first token alone: the token attends to
+    itself alone, so its output is (x + PE[0]) @ W_v whatever the scores."""
+    if record.function == "decode_step":
+        x_t, cache, params = record.args
+        return (x_t, {"K": np.zeros((0, np.shape(cache["K"])[-1])), "V": np.zeros((0, np.shape(cache["V"])[-1]))},
+                params), dict(record.kwargs)
+    X, params = record.args
+    return (np.asarray(X)[:1], params), dict(record.kwargs)
+
+
+def _flat_reference(name):
+    """The reference's answer to a stage's probe, as (y, K, V) like the record's."""
+    return lambda *args: _unpack(getattr(_ref(), name)(*(copy.deepcopy(a) if isinstance(a, dict) else a
+                                                        for a in args)))
+
+
+# For a wrong answer that no mistake names: which part of a decoding step it comes from (the first probe
+# that tells something speaks).
+SCORES_EQUAL = Stage("decode_step", _with_scores_equal, reference=_flat_reference("decode_step"),
+                     right=N_("with all scores equal (W_q = 0) your answer is right: the mistake is in the scores "
+                              "(the query, the keys it is compared with, or the scale)"))
+STAGES = [
+    SCORES_EQUAL,
+    Stage("decode_step", _first_token_only, reference=_flat_reference("decode_step"),
+          right=N_("with an empty cache (the token attends to itself alone) your step is right, and with all "
+                   "scores equal it is wrong: the mistake is in the rows it attends over (the cached rows, the "
+                   "new row, their order or their positions)"),
+          wrong=N_("even with an empty cache (the token attends to itself alone: y_t = (x_t + PE[0]) @ W_v) your "
+                   "step is wrong: the mistake is in the position added, the projections or the cache returned")),
+    dataclasses.replace(SCORES_EQUAL, function="decode_sequence", reference=_flat_reference("decode_sequence")),
+    Stage("decode_sequence", _first_token_only, reference=_flat_reference("decode_sequence"),
+          right=N_("your first token alone is decoded right, and with all scores equal the sequence is wrong: "
+                   "the mistake is in what the later tokens attend over (the cache kept from step to step, "
+                   "their positions)"),
+          wrong=N_("even the first token alone (which attends to itself: y_0 = (x_0 + PE[0]) @ W_v) is decoded "
+                   "wrong: the mistake is in the position added, the projections or the cache returned")),
+]
+
+
 def _judge(record, call):
     record.call = call
     record.parts = PARTS if record.function == "decode_step" else (N_("Y"), N_("the cache's K"),
                                                                    N_("the cache's V"))
     if record.error is not None and UNUSABLE in record.error:
         record.error = checks.UNUSABLE.format(problem=UNUSABLE)
-    expect(record, MISTAKES)
+    expect(record, MISTAKES, stages=STAGES)
     return record.got
 
 

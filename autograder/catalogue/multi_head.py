@@ -15,7 +15,7 @@ the mistake.  Every mistake has a wrong implementation in
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import (Batched, Fit, Mistake, Stage, attempt, close, either, expect, formula, large_factor,
+from ..checks import (Batched, Fit, Mistake, Stage, attempt, close, either, expect, formula, large_factor, probed_once,
                       masked_weight_not_zero, no_max_subtraction, reference, weights_sum_to_one)
 from ..checks import softmax as _softmax
 from ..i18n import N_, _
@@ -137,9 +137,7 @@ def _mask_not_broadcast(record):
     if not (record.function == "multi_head_attention" and record.error is not None and "broadcast" in record.error
             and mask is not None and np.ndim(mask) >= 3):
         return False
-    if "mask_with_heads" not in record.probed:   # computed once, kept with the record's copies
-        record.probed["mask_with_heads"] = record.callee is not None and _right_with_heads_axis(record, mask)
-    return record.probed["mask_with_heads"]
+    return probed_once(record, "mask_with_heads", lambda record: _right_with_heads_axis(record, mask))
 
 
 def _right_with_heads_axis(record, mask):

@@ -14,24 +14,30 @@ Every mistake has a wrong implementation in ``tests/submissions/10_positions/``.
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import Batched, Mistake, attempt, close, expect, modifies_input, reference
+from ..checks import Batched, Mistake, attempt, close, expect, modifies_input, probed_once, reference, reproduces
 from ..i18n import N_, _
 
 BASE = 10000.0
 
 
 # --------------------------------------------------------------------------- mistaken formulas
+def _power(d, exponent):
+    """The exponents of 10000 in the frequencies, per pair (2i, 2i+1): "2i" (the contract's 2i / d),
+    "i" (i / d), or a fitted (per, scale): scale * i / d for pair i, or scale * j / d for column j
+    (with per "column": (d,) exponents, one per column)."""
+    per, scale = {"2i": ("pair", 2.0), "i": ("pair", 1.0), "column": ("column", 1.0)}.get(exponent, exponent)
+    return scale * np.arange(d if per == "column" else d // 2) / d
+
+
 def _encoding(n, d, *, swap=False, exponent="2i", layout="interleaved", start=0, divide=True):
     """What sinusoidal_encoding(n, d) returns under one mistaken formula."""
     pos = np.arange(start, start + n)[:, None]                             # (n, 1)
-    if exponent == "column":                                               # one frequency per column
+    power = _power(d, exponent)                                            # (d/2,) or (d,)
+    angles = pos / BASE ** power if divide else pos * BASE ** power        # (n, d/2) or (n, d)
+    if power.shape[0] == d:                                                # one frequency per column
         column = np.arange(d)
-        angles = pos * BASE ** (-column / d)                               # (n, d)
         PE = np.where(column % 2, np.cos(angles), np.sin(angles))
         return np.where(column % 2, np.sin(angles), np.cos(angles)) if swap else PE
-    i = np.arange(d // 2)
-    power = (2 * i if exponent == "2i" else i) / d
-    angles = pos / BASE ** power if divide else pos * BASE ** power       # (n, d/2)
     first, second = (np.cos(angles), np.sin(angles)) if swap else (np.sin(angles), np.cos(angles))
     if layout == "halves":
         return np.concatenate([first, second], axis=1)
@@ -44,8 +50,7 @@ def _rotate(X, positions, *, sign=1.0, layout="interleaved", exponent="2i", outp
     """What apply_rotary(X, positions) returns under one mistaken formula."""
     X = np.asarray(X, dtype=float)
     d = X.shape[-1]
-    i = np.arange(d // 2)
-    theta = BASE ** (-(2 * i if exponent == "2i" else i) / d)              # (d/2,)
+    theta = BASE ** -_power(d, exponent)                                   # (d/2,)
     angles = sign * np.asarray(positions, dtype=float)[:, None] * theta    # (n, d/2)
     cos, sin = np.cos(angles), np.sin(angles)
     if layout == "halves":                                                 # pair i with i + d/2
@@ -67,6 +72,34 @@ def _encoding_variant(**options):
         n, d = (int(a) for a in record.args[:2])
         return close(record.got, _encoding(n, d, **options))
     return detect
+
+
+# The exponents tried for a family of frequencies: 10000 ** (-scale * i / d) for pair i, or
+# 10000 ** (-scale * j / d) for column j, with the scale in quarters up to 8, fitted to the learner's
+# answer and named with it.  A pair's scale 2 is the contract's, and 1 has its own name.
+SCALES = tuple(np.arange(1, 33) / 4)
+FITTED = {"pair": N_("your frequencies fit 10000 ** (-{exponent} / d) for pair i (columns 2i and 2i+1)"),
+          "column": N_("your frequencies fit 10000 ** (-{exponent} / d) for column j")}
+
+
+def _exponent_fitted(function, compute, per, named_elsewhere=()):
+    """A detector that fits the exponent's scale (per pair or per column) to the learner's answer: the
+    detail names it, and every call of the test must fit the same one."""
+    def detect(record):
+        if record.function != function or record.got is None:
+            return False
+        for scale in SCALES:
+            if scale not in named_elsewhere and reproduces(record, compute(record, (per, scale))):
+                index = "i" if per == "pair" else "j"
+                return _(FITTED[per]).format(exponent=index if scale == 1 else f"{scale:g} * {index}")
+        return False
+    detect.same_detail = True   # read by Mistake: every call of a test must fit the same scale
+    return detect
+
+
+def _sinusoidal_fitted(per, named_elsewhere=()):
+    return _exponent_fitted("sinusoidal_encoding", lambda record, exponent: _encoding(
+        *(int(a) for a in record.args[:2]), exponent=exponent), per, named_elsewhere)
 
 
 def _axes_swapped(record):
@@ -98,9 +131,7 @@ def _leading_axes(record):
         return False
     if not (record.error is not None or record.got.shape != np.shape(record.args[0])):
         return False
-    if "one slice" not in record.probed:     # once per record: it calls the learner's function again
-        if record.callee is None:             # a watcher's copy: only what the grading found
-            return False
+    def right_on_one_slice(record):
         X, positions = np.asarray(record.args[0], dtype=float), record.args[1]
         stacked = X.reshape(-1, *X.shape[-2:])                     # (batch, n, d)
 
@@ -109,8 +140,8 @@ def _leading_axes(record):
                             want=_ref().apply_rotary(part, positions), arg_names=("X", "positions"))
             return trial.error is None and close(trial.got, trial.want)
         # right on (n, d), wrong with one leading axis too (code for one batch axis only is fixed_rank)
-        record.probed["one slice"] = right(stacked[0]) and (X.ndim == 3 or not right(stacked))
-    return record.probed["one slice"]
+        return right(stacked[0]) and (X.ndim == 3 or not right(stacked))
+    return probed_once(record, "one slice", right_on_one_slice)
 
 
 MISTAKES = [
@@ -132,11 +163,18 @@ MISTAKES = [
             "`10000 ** (-np.arange(0, d_model, 2) / d_model)`.",
             _encoding_variant(exponent="i")),
     Mistake("frequency_per_column",
-            "every column has its own frequency (10000 ** (-j / d_model) with j the column index), so "
+            "every column has its own frequency, a power of 10000 that changes with j, the column index, so "
             "the sine and the cosine of a pair no longer share one angle. Columns 2i and 2i+1 share "
             "theta_i = 10000 ** (-2i / d_model): compute d_model / 2 angles per position and take the "
-            "sine and the cosine of each.",
-            _encoding_variant(exponent="column")),
+            "sine and the cosine of each (in a loop over the columns j, the exponent is "
+            "`2 * (j // 2) / d_model`).",
+            _sinusoidal_fitted("column")),
+    Mistake("exponent_other",
+            "the frequencies are not the contract's theta_i = 10000 ** (-2i / d_model), one per pair of "
+            "columns: the sine in column 2i and the cosine in column 2i+1 share it. The 2i of the formula is the "
+            "even column index, which `np.arange(0, d_model, 2)` already holds: do not double it. Compute the d_model / 2 frequencies at once: "
+            "`10000 ** (-np.arange(0, d_model, 2) / d_model)`.",
+            _sinusoidal_fitted("pair", named_elsewhere=(1.0, 2.0))),
     Mistake("halves_concatenated",
             "the sines fill the first half of the columns and the cosines the second half. The encoding "
             "interleaves them: sines in the EVEN columns 0, 2, 4, ... and cosines in the ODD columns "
@@ -171,6 +209,11 @@ MISTAKES = [
             "the pairs (2i, 2i+1) use the frequencies of the sinusoidal encoding with d_model = d. Use "
             "`10000 ** (-np.arange(0, d, 2) / d)`.",
             _rotary_variant(exponent="i")),
+    Mistake("rotary_exponent_other",
+            "the frequencies are not the contract's theta_i = 10000 ** (-2i / d) for pair i: the "
+            "exponents run 0, 2/d, 4/d, ... up to (d - 2)/d. Use `10000 ** (-np.arange(0, d, 2) / d)`.",
+            _exponent_fitted("apply_rotary", lambda record, exponent: _rotate(*record.args[:2], exponent=exponent),
+                             "pair", named_elsewhere=(1.0, 2.0))),
     Mistake("rotary_row_index_not_positions",
             "row j is rotated by its row index j, not by positions[j]. The positions need not be "
             "0, 1, ..., n-1 (a decoder rotates its new token by its own position, e.g. [5]): use "

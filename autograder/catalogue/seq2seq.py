@@ -12,8 +12,8 @@ names the mistake.  Every mistake has a wrong implementation in
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import Batched, Mistake, attempt, close, expect, nan_where_finite, reference
-from ..i18n import _
+from ..checks import Batched, Mistake, Stage, attempt, close, expect, nan_where_finite, reference
+from ..i18n import N_, _
 
 
 def _ref():
@@ -141,6 +141,28 @@ MISTAKES = [
 ]
 
 
+# --------------------------------------------------------------------------- stages
+def _encoder_with(record, **zeros):
+    """The record's rnn_encoder call with some of W_hh and b_h set to zeros, for a stage's probe."""
+    X, W_xh, W_hh, b_h, h0 = _args(record)
+    W_hh = np.zeros_like(W_hh) if "W_hh" in zeros else W_hh
+    b_h = np.zeros_like(b_h) if "b_h" in zeros else b_h
+    return (X, W_xh, W_hh, b_h) + (() if len(record.args) < 5 else (h0,)), dict(record.kwargs)
+
+
+# For a wrong answer that no mistake names: which part of the recurrence it comes from.
+STAGES = [
+    Stage("rnn_encoder", lambda record: _encoder_with(record, W_hh=0),
+          right=N_("with the recurrence switched off (W_hh = 0) your states are right: the mistake is in how the "
+                   "previous state (h0 at the first step) enters, H[t-1] @ W_hh")),
+    Stage("rnn_encoder", lambda record: _encoder_with(record, W_hh=0, b_h=0),
+          right=N_("with W_hh = 0 your states are wrong, and right once b_h = 0 too: the mistake is in the "
+                   "bias b_h"),
+          wrong=N_("even with W_hh = 0 and b_h = 0 your states are wrong: the mistake is in X[t] @ W_xh, the "
+                   "tanh, or the order and shape of the states")),
+]
+
+
 def _parameters(rng, T, d_x, d_h):
     X = rng.normal(size=(T, d_x))                          # (T, d_x)
     W_xh = rng.normal(scale=0.6, size=(d_x, d_h))          # (d_x, d_h)
@@ -153,7 +175,7 @@ def _expect_encoder(rnn_encoder, args):
     names = ("X", "W_xh", "W_hh", "b_h", "h0")[:len(args)]
     record = attempt(rnn_encoder, "rnn_encoder", args, want=_ref().rnn_encoder(*args), arg_names=names,
                      batched=Batched.unbatched((2, None, None, None, 1)[:len(args)], _ref().rnn_encoder))
-    expect(record, MISTAKES)
+    expect(record, MISTAKES, stages=STAGES)
     return record.got
 
 

@@ -11,7 +11,7 @@ shows this message.
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import Mistake, attempt, close, expect, modifies_input, reference
+from ..checks import Mistake, attempt, close, expect, modifies_input, probed_once, reference
 from ..i18n import _
 
 
@@ -74,12 +74,10 @@ def _default_axis(record):
     other = next((k for k in range(x.ndim - 1) if close(record.got, _ref(x, axis=k))), None)
     if other is None:
         return False
-    if "axis given" not in record.probed:   # once per record: it calls the learner's function again
-        if record.callee is None:            # a watcher's copy: only what the grading found
-            return False
+    def right_with_axis_given(record):
         given = attempt(record.callee, "softmax", (x,), {"axis": -1}, want=record.want, arg_names=("x",))
-        record.probed["axis given"] = given.error is None and close(given.got, record.want)
-    if not record.probed["axis given"]:
+        return given.error is None and close(given.got, record.want)
+    if not probed_once(record, "axis given", right_with_axis_given):
         return False
     return _("called without `axis`, your softmax normalises along axis {other}").format(other=other)
 

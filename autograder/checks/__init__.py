@@ -40,7 +40,7 @@ from .formulas import Fit, either, formula, reproduces
 from .inputs import grading, reference, rng, self_check_draw, softmax
 from .messages import NOT_A_TUPLE, NOT_AN_ARRAY, NOT_NUMERIC, UNUSABLE, WHERE, describe, describe_exception, learner_error, raised, where
 from .model import (ATOL, RTOL, Attempt, Batched, Mistake, Stage, Unreturned,
-                    all_close, as_float_array, attempt, close, learner_function,
+                    all_close, as_float_array, attempt, close, learner_function, probed_once,
                     traced_call, unreturned)
 from .shared import (LARGE_GAP, LARGE_SCORE, MASKED_WEIGHT_NOT_ZERO, NO_MAX_SUBTRACTION, additive_mask,
                      large_factor, masked_weight_not_zero, masked_weights_are_zero, modifies_input,
@@ -50,7 +50,7 @@ from .shared import (LARGE_GAP, LARGE_SCORE, MASKED_WEIGHT_NOT_ZERO, NO_MAX_SUBT
 __all__ = [
     "ATOL", "Attempt", "Unreturned", "Fit", "either", "formula", "reproduces", "BATCHES_MESSAGE", "Batched", "CONTRACT_MISTAKES", "LARGE_GAP", "LARGE_SCORE",
     "MASKED_WEIGHT_NOT_ZERO", "Mistake", "NOT_A_TUPLE", "NOT_AN_ARRAY", "NOT_NUMERIC", "NO_MAX_SUBTRACTION",
-    "RANK_MESSAGE", "RTOL", "SHARED_MISTAKES", "Stage", "UNUSABLE", "WHERE", "additive_mask", "all_close",
+    "RANK_MESSAGE", "RTOL", "SHARED_MISTAKES", "Stage", "probed_once", "UNUSABLE", "WHERE", "additive_mask", "all_close",
     "as_float_array", "attempt", "close", "collecting", "describe", "describe_exception", "expect",
     "grading", "large_factor", "learner_error", "masked_weight_not_zero", "masked_weights_are_zero",
     "modifies_input", "exp_out_of_range", "nan_where_finite", "no_max_subtraction", "raised", "reference", "rng",

@@ -11,7 +11,7 @@ from ..i18n import N_, _, ngettext, pgettext
 from ..results import STOPPED
 from .messages import WHERE, learner_error, where
 from .inputs import reference_function
-from .model import Mistake, Unreturned, all_close, attempt, close, unreturned
+from .model import Mistake, Unreturned, all_close, attempt, close, probed_once, unreturned
 
 # --------------------------------------------------------------------------- contract-shape mistakes
 def _pair(record):
@@ -179,11 +179,7 @@ def _rank_hint(line, error):
 
 def _rank_bound(record):
     """The rank probe's finding (computed once per record: it calls the learner's function again)."""
-    if "rank" not in record.probed:
-        if record.callee is None:   # a watcher's copy: only what the grading found
-            return False
-        record.probed["rank"] = _probe_ranks(record)
-    return record.probed["rank"]
+    return probed_once(record, "rank", _probe_ranks)
 
 
 def _probe_ranks(record):

@@ -279,11 +279,13 @@ class Stage:
     names: ``probe(record)`` gives the (args, kwargs) of another call of the learner's function, on
     inputs that switch the other stages off (one head, a zero feed-forward network, all scores equal,
     an empty cache); ``right`` and ``wrong`` are what the learner's answer there tells (marked
-    messages; None: that outcome tells nothing)."""
+    messages; None: that outcome tells nothing, and the next stage is probed).  ``reference`` gives the
+    right answer to the probe in the form the record compares (default: the contract's function)."""
     function: str
     probe: Callable
     right: Optional[str] = None
     wrong: Optional[str] = None
+    reference: Optional[Callable] = None
 
 
 def parts_match(got, want, equal_nan=False):
@@ -294,6 +296,18 @@ def parts_match(got, want, equal_nan=False):
     returned = [(g, w) for g, w in zip(got, want) if not isinstance(g, Unreturned)]
     return len(got) == len(want) and bool(returned) and all(close(g, w, equal_nan) for g, w in returned)
 
+
+
+def probed_once(record, key, compute, unknown=False):
+    """What ``compute(record)`` finds by calling the learner's function again (a verification: the same
+    call with ``axis`` given, on square inputs, on one slice), computed once and kept in ``record.probed``,
+    which the record's copies share; ``unknown`` where it cannot be computed (a watcher's copy has no
+    callee: it knows only what the grading found)."""
+    if key not in record.probed:
+        if record.callee is None:
+            return unknown
+        record.probed[key] = compute(record)
+    return record.probed[key]
 
 
 def learner_function(record, name):
