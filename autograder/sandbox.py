@@ -257,6 +257,18 @@ class MemoryCgroup:
                 return None
         return self._read_int("memory.peak" if self.version == 2 else "memory.max_usage_in_bytes")
 
+    def oom_kills(self):
+        """How many processes of the tree the kernel killed for passing the limit (v2 ``memory.events``,
+        v1 ``memory.oom_control``), or None where the kernel does not say: a fact the learner's code
+        cannot forge, unlike an exit code."""
+        name = "memory.events" if self.version == 2 else "memory.oom_control"
+        try:
+            lines = (self.path / name).read_text().splitlines()
+        except OSError:
+            return None
+        counts = dict(line.split(None, 1) for line in lines if len(line.split()) == 2)
+        return int(counts["oom_kill"]) if counts.get("oom_kill", "").isdigit() else None
+
     def kill_all(self):
         try:
             pids = [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
@@ -601,8 +613,10 @@ class Worker:
             raise late or WorkerTimeout(_(TOO_SLOW).format(seconds=seconds)) from None
         except (EOFError, BrokenPipeError, OSError):
             code = self.process.wait() if self.process else None
+            out_of_memory = self.cgroup is not None and bool(self.cgroup.oom_kills())
             self.close()
-            raise WorkerDied(_death_reason(code)) from None
+            raise WorkerDied(_(OUT_OF_MEMORY).format(megabytes=self.limits.tree_memory_bytes >> 20) if out_of_memory
+                             else _death_reason(code)) from None
         except OverBudget as error:
             self.close()
             raise WorkerDied(str(error)) from None
@@ -686,7 +700,14 @@ def _short(text, limit, keep_end=False):
     return "..." + text[-(limit - 3):] if keep_end else text[:limit - 3] + "..."
 
 
+OUT_OF_MEMORY = N_("the Python process running your code was stopped: it used more memory than the "
+                   "{megabytes} MB allowed (for it and every process it starts together)")
+
+
 def _death_reason(code):
+    """What an exit code says; bubblewrap exits 128 + N when the process it ran died of signal N."""
+    if code is not None and code > 128 and code - 128 in set(signal.Signals):
+        code = 128 - code
     if code is not None and code < 0:
         sig = -code
         if sig == signal.SIGKILL:

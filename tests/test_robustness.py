@@ -275,6 +275,21 @@ def test_the_whole_process_tree_is_bounded():
         assert worker.peak_memory() <= limits.tree_memory_bytes
 
 
+def test_a_process_stopped_by_the_memory_limit_is_told_so():
+    """The kernel's own count of the group's OOM kills says so (bubblewrap relays the kill as exit code 137,
+    which any code can also exit with); a process killed otherwise is not said to have run out of memory."""
+    limits = Limits(tree_memory_bytes=512 << 20)
+    with Worker(limits) as worker:
+        if worker.cgroup is None:
+            pytest.fail("no memory cgroup on this machine: the tree is bounded per process only")
+        with pytest.raises(sandbox.WorkerDied, match=r"used more memory than the 512 MB allowed"):
+            worker.run_cell(0, "block = bytearray(900 << 20)\nblock[::4096] = b'x' * len(block[::4096])", seconds=20)
+    with Worker(limits) as worker:
+        with pytest.raises(sandbox.WorkerDied) as killed:
+            worker.run_cell(0, "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)", seconds=20)
+    assert "signal SIGTERM" in str(killed.value) and "memory" not in str(killed.value)
+
+
 def test_memory_cgroups_are_removed():
     with Worker(Limits()) as worker:
         path = worker.cgroup.path if worker.cgroup else None

@@ -164,7 +164,21 @@ def _shape_error(*phrases):
 
 
 def _no_pair_broadcast(record):
-    return _kind(record) == "all" and _shape_error("could not be broadcast")(record)
+    """A broadcast error where T_y != T_x, verified, not guessed from the error's words: with as many decoder
+    steps as input positions the code runs, and its weights are the softmax of the scores of the pairs
+    (i, i) alone, v_a . tanh(W_a s_i + U_a h_i), one per step: the two terms were added row by row."""
+    if _kind(record) != "all" or not _shape_error("could not be broadcast")(record):
+        return False
+
+    def pairs_row_by_row(record):
+        S, H, W_a, U_a, v_a = (np.asarray(a, dtype=float) for a in record.args[:5])
+        S = S[np.arange(H.shape[0]) % S.shape[0]]                                   # (T_x, d_s): T_y = T_x
+        trial = attempt(record.callee, "additive_attention_all", (S, H, W_a, U_a, v_a), arg_names=(
+            "S_prev", "H", "W_a", "U_a", "v_a"), want=_ref().additive_attention_all(S, H, W_a, U_a, v_a))
+        diagonal = _softmax(np.tanh(S @ W_a.T + H @ U_a.T) @ v_a)                   # (T_x,)
+        parts = trial.got if isinstance(trial.got, tuple) else (trial.got,)
+        return trial.error is None and any(np.shape(p) == diagonal.shape and close(p, diagonal) for p in parts)
+    return probed_once(record, "rows added", pairs_row_by_row)
 
 
 NO_MAX = N_("overflow: `np.exp` of a large score is `inf`, and `inf / inf` is `nan`; with the largest score of "

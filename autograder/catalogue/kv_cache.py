@@ -21,7 +21,6 @@ the mistake models see) and turns the answer into the three arrays
 shapes (the dicts themselves would print every array).
 """
 import copy
-import dataclasses
 
 import numpy as np
 
@@ -261,21 +260,40 @@ PARTS = (N_("y_t"), N_("the cache's K"), N_("the cache's V"))   # (y, K, V) as t
 
 
 # --------------------------------------------------------------------------- stages
-def _with_scores_equal(record):
-    """The record's call with W_q = 0: every score 0, so the weights are uniform over the rows attended."""
-    *data, params = record.args
-    return (*data, dict(params, W_q=np.zeros_like(params["W_q"]))), dict(record.kwargs)
+# A probe's inputs switch a stage off whatever the learner's code does with them (rows that are all the
+# same, keys that are all the same), never through the contract's formula alone (W_q = 0 gives equal
+# scores only to code that takes its query from W_q): so what a probe's answer says holds for any code.
+def _new_rows(x_t, params, t):
+    """The reference's k_t and v_t of a token at position t: (d_k,), (d_v,)."""
+    z = np.asarray(x_t, dtype=float) + _encoding(t + 1, np.shape(x_t)[-1])[t]
+    return z @ params["W_k"], z @ params["W_v"]
 
 
-def _first_token_only(record):
-    """decode_step on an empty cache, or decode_sequence on the first token alone: the token attends to
-    itself alone, so its output is (x + PE[0]) @ W_v whatever the scores."""
-    if record.function == "decode_step":
+def _cache_like_the_token(values_too):
+    """decode_step with every cached key equal to the new token's key (every score the same, whatever
+    the query), and with ``values_too`` every cached value equal to its value (y_t = v_t, whatever the
+    weights, as long as they sum to 1)."""
+    def probe(record):
         x_t, cache, params = record.args
-        return (x_t, {"K": np.zeros((0, np.shape(cache["K"])[-1])), "V": np.zeros((0, np.shape(cache["V"])[-1]))},
-                params), dict(record.kwargs)
+        t = np.shape(cache["K"])[0]
+        k, v = _new_rows(x_t, params, t)
+        V = np.tile(v, (t, 1)) if values_too else np.asarray(cache["V"], dtype=float)
+        return (x_t, {"K": np.tile(k, (t, 1)), "V": V}, params), dict(record.kwargs)
+    return probe
+
+
+def _tokens_alike(record):
+    """decode_sequence on tokens that are all the same once their positions are added (x_i = c - PE[i]):
+    every key and every value is the same, so y_i = c @ W_v whatever the weights."""
     X, params = record.args
-    return (np.asarray(X)[:1], params), dict(record.kwargs)
+    n, d_model = np.shape(X)
+    return (np.asarray(X, dtype=float)[0] - _encoding(n, d_model), params), dict(record.kwargs)
+
+
+def _scores_zero(record):
+    """decode_sequence with W_q = W_k = 0: every score 0, in code that projects its queries or keys."""
+    X, params = record.args
+    return (X, dict(params, W_q=np.zeros_like(params["W_q"]), W_k=np.zeros_like(params["W_k"]))), dict(record.kwargs)
 
 
 def _flat_reference(name):
@@ -286,43 +304,53 @@ def _flat_reference(name):
 
 # For a wrong answer that no mistake names: which part of a decoding step it comes from (the first probe
 # that tells something speaks).
-SCORES_EQUAL = Stage("decode_step", _with_scores_equal, reference=_flat_reference("decode_step"),
-                     right=N_("with all scores equal (W_q = 0) your answer is right: the mistake is in the scores "
-                              "(the query, the keys it is compared with, or the scale)"))
 STAGES = [
-    SCORES_EQUAL,
-    Stage("decode_step", _first_token_only, reference=_flat_reference("decode_step"),
-          right=N_("with an empty cache (the token attends to itself alone) your step is right, and with all "
-                   "scores equal it is wrong: the mistake is in the rows it attends over (the cached rows, the "
-                   "new row, their order or their positions)"),
-          wrong=N_("even with an empty cache (the token attends to itself alone: y_t = (x_t + PE[0]) @ W_v) your "
-                   "step is wrong: the mistake is in the position added, the projections or the cache returned")),
-    dataclasses.replace(SCORES_EQUAL, function="decode_sequence", reference=_flat_reference("decode_sequence")),
-    Stage("decode_sequence", _first_token_only, reference=_flat_reference("decode_sequence"),
-          right=N_("your first token alone is decoded right, and with all scores equal the sequence is wrong: "
-                   "the mistake is in what the later tokens attend over (the cache kept from step to step, "
-                   "their positions)"),
-          wrong=N_("even the first token alone (which attends to itself: y_0 = (x_0 + PE[0]) @ W_v) is decoded "
-                   "wrong: the mistake is in the position added, the projections or the cache returned")),
+    Stage("decode_step", _cache_like_the_token(values_too=True), reference=_flat_reference("decode_step"),
+          wrong=N_("even when every cached row equals the new token's, so that y_t = (x_t + PE[t]) @ W_v whatever "
+                   "the weights, your step is wrong: the mistake is in the position added, the new token's key or "
+                   "value, the cache returned, or weights that do not sum to 1")),
+    Stage("decode_step", _cache_like_the_token(values_too=False), reference=_flat_reference("decode_step"),
+          right=N_("with every cached key equal to the new token's (every score the same, whatever the query) your "
+                   "step is right: the mistake is in the scores (the query or the scale) or in the softmax"),
+          wrong=N_("your step is right when every cached row equals the new token's, and wrong when only the keys "
+                   "do: the mistake is in which rows it attends over, or in weights that are not equal for equal "
+                   "scores")),
+    Stage("decode_sequence", _tokens_alike, reference=_flat_reference("decode_sequence"),
+          wrong=N_("even when every token is the same once its position is added, so that every y_i = "
+                   "(x_i + PE[i]) @ W_v whatever the weights, your sequence is wrong: the mistake is in the "
+                   "positions added, the projections, the cache returned, or weights that do not sum to 1")),
+    Stage("decode_sequence", _scores_zero, reference=_flat_reference("decode_sequence"),
+          right=N_("with W_q = W_k = 0 (every score 0) your sequence is right: the mistake is in the scores (the "
+                   "queries, the keys or the scale) or in the softmax"),
+          wrong=N_("your sequence is right when every token is the same, and wrong with every score 0: the mistake "
+                   "is in which tokens each one attends over (the cache kept from step to step, the causal order), "
+                   "or in weights that are not equal for equal scores")),
 ]
 
 
-def _judge(record, call):
+# The large check's weights are one-hot (every score far from the others): an answer there tells only
+# which row won, so a mistake that changes the weights (a left-out key, a mask, a scale, the position of
+# the query) is not verified by it.  Only what the returned cache and the form show is named there.
+SHOWN_WHERE_ONE_HOT = [m for m in MISTAKES if m.id in ("appended_twice", "cache_not_appended", "new_row_first",
+                                                       "returns_single_array")]
+
+
+def _judge(record, call, mistakes=MISTAKES):
     record.call = call
     record.parts = PARTS if record.function == "decode_step" else (N_("Y"), N_("the cache's K"),
                                                                    N_("the cache's V"))
     if record.error is not None and UNUSABLE in record.error:
         record.error = checks.UNUSABLE.format(problem=UNUSABLE)
-    expect(record, MISTAKES, stages=STAGES)
+    expect(record, mistakes, stages=STAGES)
     return record.got
 
 
-def _call_step(decode_step, x_t, cache, params):
+def _call_step(decode_step, x_t, cache, params, mistakes=MISTAKES):
     want = _unpack(_ref().decode_step(x_t, copy.deepcopy(cache), params))
     record = attempt(_flattened(decode_step), "decode_step", (x_t, cache, params), want=want,
                      arg_names=("x_t", "cache", "params"))
     d_k, d_v = params["W_q"].shape[1], params["W_v"].shape[1]
-    return _judge(record, _("decode_step(x_t, cache, params) with x_t of shape {shape}, a cache of "
+    return _judge(record, mistakes=mistakes, call=_("decode_step(x_t, cache, params) with x_t of shape {shape}, a cache of "
                             "t = {rows} rows, d_k = {d_k} and d_v = {d_v}").format(
                                 shape=np.shape(x_t), rows=np.shape(cache['K'])[0], d_k=d_k, d_v=d_v))
 
@@ -352,13 +380,24 @@ def check_decode_step(decode_step):
     d_model, d_k, d_v = 6, 4, 3
     params = _params(rng, d_model, d_k, d_v, scale=0.7)
     for t in (3, 5, 9):
-        K, V = _cache_of(rng.normal(size=(t, d_model)), params)
-        _call_step(decode_step, rng.normal(size=d_model), {"K": K, "V": V}, params)
+        X = rng.normal(size=(t + 1, d_model))
+        # key 0 is never the new token's best key: copying the first value (a mask that hides the past) is
+        # then told from copying the best key's value (a hard argmax), in every draw
+        while np.argmax(_scores(X, params)) == 0:
+            X = rng.normal(size=(t + 1, d_model))
+        K, V = _cache_of(X[:t], params)
+        _call_step(decode_step, X[t], {"K": K, "V": V}, params)
     empty = {"K": np.zeros((0, d_k)), "V": np.zeros((0, d_v))}
     x_0 = rng.normal(size=d_model)
     y_0, K, V = _call_step(decode_step, x_0, empty, params)
     assert np.allclose(y_0, (x_0 + _encoding(1, d_model)[0]) @ params["W_v"], rtol=1e-4, atol=1e-6), (
         _("decode_step: on an empty cache the token attends only to itself, so y_0 = (x_0 + PE[0]) @ W_v"))
+
+
+def _scores(X, params):
+    """The last token's scaled scores over every token of X, positions added: (len(X),)."""
+    Z = X + _encoding(X.shape[0], X.shape[1])
+    return (Z @ params["W_k"]) @ (Z[-1] @ params["W_q"]) / np.sqrt(params["W_q"].shape[1])
 
 
 def _own_key_weighs(rng, t, d_model, params):
@@ -392,7 +431,7 @@ def check_decode_step_large(decode_step):
     for t in (4, 7):
         X = _own_key_weighs(rng, t, d_model, params)
         K, V = _cache_of(X[:t], params)
-        y, K_new, V_new = _call_step(decode_step, X[t], {"K": K, "V": V}, params)
+        y, K_new, V_new = _call_step(decode_step, X[t], {"K": K, "V": V}, params, mistakes=SHOWN_WHERE_ONE_HOT)
         assert np.all(np.isfinite(y)), _("decode_step: y_t must be finite for large inputs")
 
 

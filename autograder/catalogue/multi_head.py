@@ -61,8 +61,10 @@ def _merge(X, how="ok"):
     return np.swapaxes(X, -3, -2).reshape(*lead, n, h * d)
 
 
-def _mha(record, *, split="ok", merge="ok", scale="sqrt(d_head)", wo=True, use_mask=True, average=False):
-    """What multi_head_attention returns for the record's inputs under one mistaken formula."""
+def _mha(record, *, split="ok", merge="ok", scale="sqrt(d_head)", wo=True, use_mask=True, average=False,
+         scores=False, softmax_axis=-1):
+    """What multi_head_attention returns for the record's inputs under one mistaken formula (``scores``:
+    the scaled scores of every head instead, -inf where masked, (..., num_heads, n, m))."""
     X_q, X_kv, W_q, W_k, W_v, W_o = (np.asarray(a, dtype=float) for a in record.args[:6])
     h = int(record.args[6])
     mask = _mask_of(record)
@@ -74,7 +76,9 @@ def _mha(record, *, split="ok", merge="ok", scale="sqrt(d_head)", wo=True, use_m
     if mask is not None and use_mask:
         mask = np.asarray(mask, dtype=bool)
         S = np.where(mask[..., None, :, :] if mask.ndim >= 2 else mask, S, -np.inf)
-    A = _softmax(S)
+    if scores:
+        return S
+    A = _softmax(S, axis=softmax_axis)
     out = _merge(A @ V, merge)
     if wo:
         out = out @ W_o
@@ -205,6 +209,11 @@ MISTAKES = [
             "head (scaled by sqrt(d_head)), merge the heads and multiply by W_o; return the weights of every "
             "head, shape (..., num_heads, n, m).",
             _single_head),
+    Mistake("softmax_over_queries",
+            "each head's softmax runs over the queries (axis -2), so each column of its weights sums to 1. "
+            "Each query's scores must be normalised over the keys: `softmax(scores, axis=-1)`, so that every "
+            "row of every head's (n, m) weights sums to 1.",
+            _mha_variant(softmax_axis=-2)),
     Mistake("mask_not_broadcast_over_heads",
             "the batched mask (..., n, m) was applied to scores of shape (..., num_heads, n, m) "
             "without a heads axis, so it could not be broadcast (with as many batch entries as "
@@ -216,7 +225,7 @@ MISTAKES = [
             "the scores where the mask is False to -np.inf, the same mask for every head.",
             _mask_ignored),
     masked_weight_not_zero(_visible_per_head),
-    no_max_subtraction(),
+    no_max_subtraction(lambda record: _mha(record, scores=True)),
 ]
 
 
@@ -229,16 +238,31 @@ def _with(record, **changes):
     return tuple(args), dict(record.kwargs)
 
 
-# For a wrong answer that no mistake names: which part of the computation it comes from.
+def _key_rows_alike(record):
+    """The record's call with every row of X_kv equal to its first: every key and every value is the same,
+    whatever the projections, so every output row is (x @ W_v) @ W_o whatever the weights."""
+    X_kv = np.asarray(record.args[1], dtype=float)
+    return _with(record, X_kv=np.broadcast_to(X_kv[..., :1, :], X_kv.shape).copy())
+
+
+# For a wrong answer that no mistake names: which part of the computation it comes from.  A probe's inputs
+# switch a stage off whatever the code does with them (one head; key-value rows all the same), or its
+# message claims only what holds for code that projects its queries and keys at all (W_q = W_k = 0).
 STAGES = [
     Stage("multi_head_attention", lambda record: _with(record, num_heads=1),
           right=N_("with num_heads=1 (one head over all d_model columns) your answer is right: the mistake is in "
                    "what several heads change (splitting the columns, merging the heads, or each head's scale)")),
-    Stage("multi_head_attention", lambda record: _with(record, W_q=np.zeros_like(record.args[2])),
-          right=N_("with all scores equal (W_q = 0) your answer is right: the mistake is in the scores (the "
-                   "queries, the keys, the scaling or the mask)"),
-          wrong=N_("even with all scores equal (W_q = 0) your answer is wrong: the mistake is in the mask, the "
-                   "softmax, or the values' path (W_v, merging the heads, or W_o)")),
+    Stage("multi_head_attention", _key_rows_alike,
+          wrong=N_("even when every key-value row is the same, so that every output row is (x @ W_v) @ W_o "
+                   "whatever the weights, your answer is wrong: the mistake is in the values' path (W_v, merging "
+                   "the heads, or W_o), or in weights that are not a softmax over the visible keys")),
+    Stage("multi_head_attention", lambda record: _with(record, W_q=np.zeros_like(record.args[2]),
+                                                       W_k=np.zeros_like(record.args[3])),
+          right=N_("with W_q = W_k = 0 (every score 0) your answer is right: the mistake is in the scores (the "
+                   "queries, the keys or the scale) or in the softmax"),
+          wrong=N_("your answer is right when every key-value row is the same, and wrong with every score 0: the "
+                   "mistake is in which keys each query sees (the mask), or in weights that are not equal for "
+                   "equal scores")),
 ]
 
 

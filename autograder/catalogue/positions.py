@@ -157,10 +157,11 @@ MISTAKES = [
             "and PE[pos, 2i+1] = cos(pos * theta_i).",
             _encoding_variant(swap=True)),
     Mistake("exponent_i_over_d_model",
-            "the exponent is i / d_model instead of 2i / d_model: pair i of columns (2i, 2i+1) must use "
-            "the frequency theta_i = 10000 ** (-2i / d_model), so the exponents run 0, 2/d, 4/d, ... up "
-            "to (d - 2)/d. With i / d_model the slowest pair is far too fast. Use "
-            "`10000 ** (-np.arange(0, d_model, 2) / d_model)`.",
+            "the frequencies are 10000 ** (-i / d_model), not 10000 ** (-2i / d_model): the exponent is "
+            "i / d_model instead of 2i / d_model (or the base is 100 instead of 10000, which gives the same "
+            "numbers). Pair i of columns (2i, 2i+1) must use theta_i = 10000 ** (-2i / d_model), so the "
+            "exponents run 0, 2/d, 4/d, ... up to (d - 2)/d; with i / d_model the slowest pair is far too fast. "
+            "Use `10000 ** (-np.arange(0, d_model, 2) / d_model)`.",
             _encoding_variant(exponent="i")),
     Mistake("frequency_per_column",
             "every column has its own frequency, a power of 10000 that changes with j, the column index, so "
@@ -171,9 +172,10 @@ MISTAKES = [
             _sinusoidal_fitted("column")),
     Mistake("exponent_other",
             "the frequencies are not the contract's theta_i = 10000 ** (-2i / d_model), one per pair of "
-            "columns: the sine in column 2i and the cosine in column 2i+1 share it. The 2i of the formula is the "
-            "even column index, which `np.arange(0, d_model, 2)` already holds: do not double it. Compute the d_model / 2 frequencies at once: "
-            "`10000 ** (-np.arange(0, d_model, 2) / d_model)`.",
+            "columns: the sine in column 2i and the cosine in column 2i+1 share it. Check the base (10000, "
+            "where another base scales every exponent) and the exponent: the 2i of the formula is the even "
+            "column index, which `np.arange(0, d_model, 2)` already holds. Compute the d_model / 2 frequencies "
+            "at once: `10000 ** (-np.arange(0, d_model, 2) / d_model)`.",
             _sinusoidal_fitted("pair", named_elsewhere=(1.0, 2.0))),
     Mistake("halves_concatenated",
             "the sines fill the first half of the columns and the cosines the second half. The encoding "
@@ -205,13 +207,15 @@ MISTAKES = [
             "from: `out[..., 0::2] = ...` and `out[..., 1::2] = ...`.",
             _rotary_variant(output="halves")),
     Mistake("rotary_exponent_i_over_d",
-            "the frequencies are 10000 ** (-i / d) instead of theta_i = 10000 ** (-2i / d) for pair i: "
-            "the pairs (2i, 2i+1) use the frequencies of the sinusoidal encoding with d_model = d. Use "
+            "the frequencies are 10000 ** (-i / d) instead of theta_i = 10000 ** (-2i / d) for pair i (an "
+            "exponent of i / d, or a base of 100 instead of 10000, which gives the same numbers): the pairs "
+            "(2i, 2i+1) use the frequencies of the sinusoidal encoding with d_model = d. Use "
             "`10000 ** (-np.arange(0, d, 2) / d)`.",
             _rotary_variant(exponent="i")),
     Mistake("rotary_exponent_other",
-            "the frequencies are not the contract's theta_i = 10000 ** (-2i / d) for pair i: the "
-            "exponents run 0, 2/d, 4/d, ... up to (d - 2)/d. Use `10000 ** (-np.arange(0, d, 2) / d)`.",
+            "the frequencies are not the contract's theta_i = 10000 ** (-2i / d) for pair i: check the base "
+            "(10000, where another base scales every exponent) and the exponents, which run 0, 2/d, 4/d, ... up "
+            "to (d - 2)/d. Use `10000 ** (-np.arange(0, d, 2) / d)`.",
             _exponent_fitted("apply_rotary", lambda record, exponent: _rotate(*record.args[:2], exponent=exponent),
                              "pair", named_elsewhere=(1.0, 2.0))),
     Mistake("rotary_row_index_not_positions",

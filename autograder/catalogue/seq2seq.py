@@ -142,24 +142,26 @@ MISTAKES = [
 
 
 # --------------------------------------------------------------------------- stages
-def _encoder_with(record, **zeros):
-    """The record's rnn_encoder call with some of W_hh and b_h set to zeros, for a stage's probe."""
-    X, W_xh, W_hh, b_h, h0 = _args(record)
-    W_hh = np.zeros_like(W_hh) if "W_hh" in zeros else W_hh
-    b_h = np.zeros_like(b_h) if "b_h" in zeros else b_h
-    return (X, W_xh, W_hh, b_h) + (() if len(record.args) < 5 else (h0,)), dict(record.kwargs)
+def _first_step(**zeros):
+    """The record's rnn_encoder call on its first input row alone, from the zero state (no h0): the step
+    that no previous state enters, whatever the code does with one; ``zeros`` sets b_h to 0 too."""
+    def probe(record):
+        X, W_xh, W_hh, b_h, _h0 = _args(record)
+        b_h = np.zeros_like(b_h) if "b_h" in zeros else b_h
+        return (np.asarray(X)[:1], W_xh, W_hh, b_h), dict(record.kwargs)
+    return probe
 
 
 # For a wrong answer that no mistake names: which part of the recurrence it comes from.
 STAGES = [
-    Stage("rnn_encoder", lambda record: _encoder_with(record, W_hh=0),
-          right=N_("with the recurrence switched off (W_hh = 0) your states are right: the mistake is in how the "
-                   "previous state (h0 at the first step) enters, H[t-1] @ W_hh")),
-    Stage("rnn_encoder", lambda record: _encoder_with(record, W_hh=0, b_h=0),
-          right=N_("with W_hh = 0 your states are wrong, and right once b_h = 0 too: the mistake is in the "
+    Stage("rnn_encoder", _first_step(),
+          right=N_("your first state from the zero state is right: the mistake is in the later steps or in h0 (how "
+                   "the previous state enters, the input row each step uses, or the order of the states)")),
+    Stage("rnn_encoder", _first_step(b_h=0),
+          right=N_("your first state from the zero state is wrong, and right with b_h = 0: the first mistake is in the "
                    "bias b_h"),
-          wrong=N_("even with W_hh = 0 and b_h = 0 your states are wrong: the mistake is in X[t] @ W_xh, the "
-                   "tanh, or the order and shape of the states")),
+          wrong=N_("even your first state from the zero state with b_h = 0, tanh(X[0] @ W_xh), is wrong: the "
+                   "mistake is in X[0] @ W_xh, the tanh, or how the state is formed from them")),
 ]
 
 

@@ -24,8 +24,8 @@ import copy
 import numpy as np
 
 from ..checks import rng as hidden_inputs
-from ..checks import (Fit, Mistake, Stage, attempt, close, expect, formula, learner_function, masked_weight_not_zero,
-                      reference, weights_sum_to_one)
+from ..checks import (Batched, Fit, Mistake, Stage, attempt, close, expect, formula, learner_function, masked_weight_not_zero,
+                      reference, reproduces, weights_sum_to_one)
 from ..checks import softmax as _softmax
 from ..i18n import N_, _
 
@@ -161,10 +161,6 @@ def _block(record, *, norm="post", residual_1=True, residual_2=True, ffn_input="
     return ln2(H + F if residual_2 else F), weights
 
 
-def _same(got, alt):
-    return got is not None and all(close(g, a) for g, a in zip(got, alt))
-
-
 def _block_variant(**options):
     return formula(_block, "transformer_block", **options)
 
@@ -195,7 +191,7 @@ def _block_norm_wrong(record):
     if record.function != "transformer_block" or record.got is None:
         return False
     for how, options in BLOCK_NORMS.items():
-        if _same(record.got, _block(record, ln=options)):
+        if reproduces(record, _block(record, ln=options)):
             return _("the block normalises {how}").format(how=_(how))
     return False
 
@@ -206,7 +202,7 @@ def _causal(record):
 
 
 def _causal_ignored(record):
-    return _causal(record) and _same(record.got, _block(record, use_mask=False))
+    return _causal(record) and reproduces(record, _block(record, use_mask=False))
 
 
 def _visible(record):
@@ -327,16 +323,17 @@ def _params_with(record, **changes):
     return (record.args[0], params, *record.args[2:]), dict(record.kwargs)
 
 
-# For a wrong answer that no mistake names: which sub-layer it comes from.
+# For a wrong answer that no mistake names: which sub-layer it comes from (the first probe that tells
+# something speaks; what it says holds for any code that uses these parameters at all).
 STAGES = [
+    Stage("transformer_block", lambda record: _params_with(record, W_q=0, W_k=0),
+          right=N_("with W_q = W_k = 0 (every attention score 0) your block is right: the mistake is in the "
+                   "attention scores (the queries, the keys or their scale) or in the softmax")),
     Stage("transformer_block", lambda record: _params_with(record, W_1=0, b_1=0, W_2=0, b_2=0),
           right=N_("with the feed-forward network switched off (W_1, b_1, W_2 and b_2 all 0) your block is right: "
                    "the mistake is in the feed-forward sub-layer"),
           wrong=N_("even with the feed-forward network switched off (W_1, b_1, W_2 and b_2 all 0) your block is "
                    "wrong: the mistake is in the attention sub-layer, a residual connection or a normalisation")),
-    Stage("transformer_block", lambda record: _params_with(record, W_q=0),
-          right=N_("with all attention scores equal (W_q = 0) your block is right: the mistake is in the "
-                   "attention scores (their scale or the causal mask)")),
 ]
 
 
@@ -365,7 +362,7 @@ def _call_block(transformer_block, X, params, causal=None):
     kwargs = {} if causal is None else {"causal": causal}
     want = _ref().transformer_block(X, params, **kwargs)
     record = attempt(_copying(transformer_block), "transformer_block", (X, params), kwargs, want=want,
-                     arg_names=("X", "params"))
+                     arg_names=("X", "params"), batched=Batched((2, None), _ref().transformer_block))  # X (..., n, d)
     d_ff = np.shape(params["W_1"])[1]
     flag = "" if causal is None else f", causal={causal}"
     record.call = _("transformer_block(X, params{flag}) with X of shape {shape}, "

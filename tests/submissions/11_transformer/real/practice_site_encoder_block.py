@@ -4,8 +4,7 @@ Mistakes: layer_norm's default eps is 1e-6 instead of 1e-5 (a passed eps is used
 `causal` parameter; its attention unpacks exactly three axes and transposes with `(0, 2, 1, 3)`, so it
 works only with one batch axis; it returns only the output, not (output, weights). The post-norm order,
 the scaling by sqrt(d_head) and the FFN are right.
-Names: block_right_but_layer_norm, ln_eps_value, missing_argument, returns_single_array
-Localised: fixed_rank
+Names: block_right_but_layer_norm, fixed_rank, ln_eps_value, missing_argument, returns_single_array
 """
 
 
