@@ -2,7 +2,7 @@
 
 Both install the book's package when it is missing, from the archive of the
 repository named by `repository.url` and `repository.branch` in _config.yml
-(the d2l way: `%pip install` in the notebook itself); inside the repository,
+(the d2l way: pip from the notebook itself, quiet when it works); inside the repository,
 where the package is installed editable, they do nothing.  The environment
 variable ATTENTION_BOOK_PACKAGE replaces the address (a wheel file, a mirror):
 the tests point it at the wheel they built, without network.
@@ -40,17 +40,31 @@ def _string_lines(text, indent, width=79):
 
 
 def _install(module, url):
+    """Install the package quietly when ``module`` is missing; when that fails, one line (IPython shows an
+    exception's ``_render_traceback_`` instead of a traceback) says which Python lacks what, and the
+    command that installs it."""
     lines = [
         "try:",
         f"    import {module}  # noqa: F401",
         "except ImportError:",
-        "    import os",
+        "    import os, subprocess, sys",
         "    package = os.environ.get(",
         f'        "{PACKAGE_VARIABLE}",',
         *_string_lines(url, "        "),
     ]
     lines[-1] += ")"
-    return lines + ['    %pip install --quiet "{package}"']
+    return lines + [
+        '    pip = [sys.executable, "-m", "pip", "install", "--quiet", package]',
+        "    if subprocess.run(pip, capture_output=True).returncode:",
+        "        class NotInstalled(Exception):",
+        "            def _render_traceback_(self):  # one line, no traceback",
+        "                return [str(self)]",
+        "        raise NotInstalled(",
+        "            f\"This kernel's Python ({sys.executable}) lacks the book's \"",
+        "            \"package, and installing it failed. In a terminal run: \"",
+        "            f'\"{sys.executable}\" -m pip install \"{package}\" '",
+        "            \"(or choose the kernel of the environment that has it).\")",
+    ]
 
 
 def chapter_cell(url=None):
@@ -91,10 +105,12 @@ def write():
     for path in sorted((REPO / "book").glob("[0-9][0-9]_*.ipynb")):
         notebook = json.loads(path.read_text())
         code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
-        cell = {"cell_type": "code", "execution_count": None, "id": "install-package", "metadata": {},
-                "outputs": [], "source": chapter_cell(url).splitlines(keepends=True)}
+        # the reader sees a toggle, not the installer (it does nothing inside the repository)
+        cell = {"cell_type": "code", "execution_count": None, "id": "install-package",
+                "metadata": {"tags": ["hide-input"]}, "outputs": [],
+                "source": chapter_cell(url).splitlines(keepends=True)}
         if "".join(code[0]["source"]).startswith(chapter_cell(url).splitlines()[0]):
-            code[0]["source"], code[0]["id"] = cell["source"], cell["id"]
+            code[0]["source"], code[0]["id"], code[0]["metadata"] = cell["source"], cell["id"], cell["metadata"]
         else:
             notebook["cells"].insert(notebook["cells"].index(code[0]), cell)
         path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")

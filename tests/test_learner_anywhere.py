@@ -220,6 +220,37 @@ def test_check_cell_grades_the_notebook_it_is_in(tmp_path, chapter_run, jupyter_
         assert AXIS_MISTAKE in text and "FAIL  test_softmax_axis" in text, text
 
 
+RUN_ONE_CELL = """
+import json, sys
+import nbclient, nbformat
+notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(sys.argv[1])])
+client = nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3")
+try:
+    client.execute()
+except nbclient.exceptions.CellExecutionError:
+    pass
+print(json.dumps(notebook.cells[0].outputs))
+"""
+
+
+@pytest.mark.parametrize("cell", ["chapter", "self-check"])
+def test_a_kernel_without_the_package_gets_one_line_with_the_command(tmp_path, cell):
+    """A kernel whose environment lacks the package, where pip cannot install it (here: no such wheel),
+    gets one line naming that Python and the command that installs the package, not pip's noise and
+    a traceback; where pip succeeds it says nothing (the chapter test)."""
+    bare = venv(tmp_path / "venv", "ipykernel", "nbclient")
+    missing = tmp_path / "no_such_wheel-0.0.0-py3-none-any.whl"
+    source = learner_cells.chapter_cell() if cell == "chapter" else learner_cells.self_check_cell()
+    environment = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    environment.update(PATH=f"{bare.parent}{os.pathsep}/usr/bin:/bin", **{learner_cells.PACKAGE_VARIABLE: str(missing)})
+    outputs = json.loads(run([bare, "-c", RUN_ONE_CELL, source], cwd=tmp_path, env=environment).stdout)
+    assert [o["output_type"] for o in outputs] == ["error"], outputs
+    assert len(outputs[0]["traceback"]) == 1, outputs[0]["traceback"]
+    line = outputs[0]["traceback"][0]
+    assert "\n" not in line and f"This kernel's Python ({bare})" in line
+    assert f'"{bare}" -m pip install "{missing}"' in line, line
+
+
 # ------------------------------------------------------------------ the cells themselves
 CHAPTERS = [f for f in toc_files() if (helpers.REPO / f"{f}.ipynb").exists()
             and Path(f).name[:2].isdigit()]
@@ -278,6 +309,22 @@ def test_learners_page_links_the_wheel_of_this_version():
     text = "\n".join("".join(cell["source"]) for cell in cells)
     assert f'href="../{wheel_name()}"' in text
     assert "make test" not in text   # a learner's set-up needs no root
+
+
+def test_set_up_lines_for_windows_and_ubuntu_in_both_editions(site):
+    """The set-up is the same pip and venv steps everywhere; Windows has Scripts\\ where POSIX has bin/,
+    and a stock Ubuntu or Debian lacks the venv module until python3-venv is installed."""
+    import html
+    import re
+    pages = {"README.md": (helpers.REPO / "README.md").read_text()}
+    for edition in ("", "ja/"):
+        page = (site / f"{edition}book" / "learners.html").read_text()
+        pages[edition + "learners.html"] = html.unescape(re.sub(r"<[^>]+>", "", page))
+    for name, text in pages.items():
+        assert "py -m venv attention-env" in text, name
+        assert "attention-env\\Scripts\\pip install " + wheel_name() in text, name
+        assert "attention-env\\Scripts\\jupyter lab" in text, name
+        assert "sudo apt install python3-venv" in text, name
 
 
 def test_site_ships_the_wheel(site):

@@ -302,29 +302,26 @@ def _flat_reference(name):
                                                         for a in args)))
 
 
-# For a wrong answer that no mistake names: which part of a decoding step it comes from (the first probe
-# that tells something speaks).
+# For a wrong answer that no mistake names: where it shows (the first probe that tells something speaks;
+# a message says what the probe observed, and only what follows from that for any code).
 STAGES = [
     Stage("decode_step", _cache_like_the_token(values_too=True), reference=_flat_reference("decode_step"),
-          wrong=N_("even when every cached row equals the new token's, so that y_t = (x_t + PE[t]) @ W_v whatever "
-                   "the weights, your step is wrong: the mistake is in the position added, the new token's key or "
-                   "value, the cache returned, or weights that do not sum to 1")),
+          wrong=N_("even when every cached row equals the new token's (then y_t = (x_t + PE[t]) @ W_v whatever the "
+                   "weights) your step is wrong: check the position added, the new token's key and value, the "
+                   "cache returned, and that the weights sum to 1")),
     Stage("decode_step", _cache_like_the_token(values_too=False), reference=_flat_reference("decode_step"),
-          right=N_("with every cached key equal to the new token's (every score the same, whatever the query) your "
-                   "step is right: the mistake is in the scores (the query or the scale) or in the softmax"),
+          right=N_("with every cached key equal to the new token's (all scores equal, whatever the query) your "
+                   "step is right: the mistake shows only when the scores differ"),
           wrong=N_("your step is right when every cached row equals the new token's, and wrong when only the keys "
-                   "do: the mistake is in which rows it attends over, or in weights that are not equal for equal "
-                   "scores")),
+                   "do (all scores equal): the mistake shows when the values differ; check which rows it attends "
+                   "over, and that equal scores get equal weights")),
     Stage("decode_sequence", _tokens_alike, reference=_flat_reference("decode_sequence"),
-          wrong=N_("even when every token is the same once its position is added, so that every y_i = "
-                   "(x_i + PE[i]) @ W_v whatever the weights, your sequence is wrong: the mistake is in the "
-                   "positions added, the projections, the cache returned, or weights that do not sum to 1")),
+          wrong=N_("even when every token is the same once its position is added (then every y_i = "
+                   "(x_i + PE[i]) @ W_v whatever the weights) your sequence is wrong: check the positions added, "
+                   "the projections, the cache returned, and that the weights sum to 1")),
     Stage("decode_sequence", _scores_zero, reference=_flat_reference("decode_sequence"),
-          right=N_("with W_q = W_k = 0 (every score 0) your sequence is right: the mistake is in the scores (the "
-                   "queries, the keys or the scale) or in the softmax"),
-          wrong=N_("your sequence is right when every token is the same, and wrong with every score 0: the mistake "
-                   "is in which tokens each one attends over (the cache kept from step to step, the causal order), "
-                   "or in weights that are not equal for equal scores")),
+          right=N_("with W_q = W_k = 0 your sequence is right: the mistake shows only through W_q and W_k (the "
+                   "queries, the keys and their scores)")),
 ]
 
 

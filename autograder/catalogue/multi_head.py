@@ -245,24 +245,20 @@ def _key_rows_alike(record):
     return _with(record, X_kv=np.broadcast_to(X_kv[..., :1, :], X_kv.shape).copy())
 
 
-# For a wrong answer that no mistake names: which part of the computation it comes from.  A probe's inputs
-# switch a stage off whatever the code does with them (one head; key-value rows all the same), or its
-# message claims only what holds for code that projects its queries and keys at all (W_q = W_k = 0).
+# For a wrong answer that no mistake names: where it shows (the first probe that tells something speaks;
+# a message says what the probe observed, and only what follows from that for any code).
 STAGES = [
     Stage("multi_head_attention", lambda record: _with(record, num_heads=1),
-          right=N_("with num_heads=1 (one head over all d_model columns) your answer is right: the mistake is in "
-                   "what several heads change (splitting the columns, merging the heads, or each head's scale)")),
+          right=N_("with num_heads=1 (one head over all d_model columns) your answer is right: the mistake shows "
+                   "only with several heads")),
     Stage("multi_head_attention", _key_rows_alike,
-          wrong=N_("even when every key-value row is the same, so that every output row is (x @ W_v) @ W_o "
-                   "whatever the weights, your answer is wrong: the mistake is in the values' path (W_v, merging "
-                   "the heads, or W_o), or in weights that are not a softmax over the visible keys")),
+          wrong=N_("even when every key-value row is the same (then every output row is (x @ W_v) @ W_o whatever "
+                   "the weights) your answer is wrong: check the values' path (W_v, merging the heads, W_o) and "
+                   "that each query's weights sum to 1 over the visible keys")),
     Stage("multi_head_attention", lambda record: _with(record, W_q=np.zeros_like(record.args[2]),
                                                        W_k=np.zeros_like(record.args[3])),
-          right=N_("with W_q = W_k = 0 (every score 0) your answer is right: the mistake is in the scores (the "
-                   "queries, the keys or the scale) or in the softmax"),
-          wrong=N_("your answer is right when every key-value row is the same, and wrong with every score 0: the "
-                   "mistake is in which keys each query sees (the mask), or in weights that are not equal for "
-                   "equal scores")),
+          right=N_("with W_q = W_k = 0 your answer is right: the mistake shows only through W_q and W_k (the "
+                   "queries, the keys and their scores)")),
 ]
 
 

@@ -143,8 +143,8 @@ MISTAKES = [
 
 # --------------------------------------------------------------------------- stages
 def _first_step(**zeros):
-    """The record's rnn_encoder call on its first input row alone, from the zero state (no h0): the step
-    that no previous state enters, whatever the code does with one; ``zeros`` sets b_h to 0 too."""
+    """The record's rnn_encoder call on its first input row alone and without h0 (the contract's zero
+    state); ``zeros`` sets b_h to 0 too."""
     def probe(record):
         X, W_xh, W_hh, b_h, _h0 = _args(record)
         b_h = np.zeros_like(b_h) if "b_h" in zeros else b_h
@@ -152,16 +152,18 @@ def _first_step(**zeros):
     return probe
 
 
-# For a wrong answer that no mistake names: which part of the recurrence it comes from.
+# For a wrong answer that no mistake names: where it shows.  A message says what the probe observed and
+# only what follows from that for any code.
 STAGES = [
     Stage("rnn_encoder", _first_step(),
-          right=N_("your first state from the zero state is right: the mistake is in the later steps or in h0 (how "
-                   "the previous state enters, the input row each step uses, or the order of the states)")),
+          right=N_("with one input row and no h0 your state is right: the mistake shows only from the second step "
+                   "on, or with a given h0")),
     Stage("rnn_encoder", _first_step(b_h=0),
-          right=N_("your first state from the zero state is wrong, and right with b_h = 0: the first mistake is in the "
-                   "bias b_h"),
-          wrong=N_("even your first state from the zero state with b_h = 0, tanh(X[0] @ W_xh), is wrong: the "
-                   "mistake is in X[0] @ W_xh, the tanh, or how the state is formed from them")),
+          right=N_("with one input row and no h0 your state is wrong, and right when b_h = 0 too: the mistake shows "
+                   "through the bias b_h"),
+          wrong=N_("even with one input row, no h0 and b_h = 0 your state is wrong: the mistake shows in the first "
+                   "step already, whose state is tanh(X[0] @ W_xh) from the zero state (check the initial state, "
+                   "X[0] @ W_xh and the tanh)")),
 ]
 
 

@@ -323,17 +323,18 @@ def _params_with(record, **changes):
     return (record.args[0], params, *record.args[2:]), dict(record.kwargs)
 
 
-# For a wrong answer that no mistake names: which sub-layer it comes from (the first probe that tells
-# something speaks; what it says holds for any code that uses these parameters at all).
+# For a wrong answer that no mistake names: where it shows (the first probe that tells something speaks;
+# a message says what the probe observed, and only what follows from that for any code).
 STAGES = [
     Stage("transformer_block", lambda record: _params_with(record, W_q=0, W_k=0),
-          right=N_("with W_q = W_k = 0 (every attention score 0) your block is right: the mistake is in the "
-                   "attention scores (the queries, the keys or their scale) or in the softmax")),
+          right=N_("with W_q = W_k = 0 your block is right: the mistake shows only through W_q and W_k (the "
+                   "attention scores)")),
     Stage("transformer_block", lambda record: _params_with(record, W_1=0, b_1=0, W_2=0, b_2=0),
           right=N_("with the feed-forward network switched off (W_1, b_1, W_2 and b_2 all 0) your block is right: "
-                   "the mistake is in the feed-forward sub-layer"),
+                   "the mistake shows only when it is on, in the feed-forward sub-layer or in what it is given"),
           wrong=N_("even with the feed-forward network switched off (W_1, b_1, W_2 and b_2 all 0) your block is "
-                   "wrong: the mistake is in the attention sub-layer, a residual connection or a normalisation")),
+                   "wrong: the mistake shows in the attention sub-layer, a residual connection or a "
+                   "normalisation")),
 ]
 
 
