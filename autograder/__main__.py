@@ -1,6 +1,7 @@
 """Command line of the grading engine.
 
-  python -m autograder check NOTEBOOK [--json] [--model-answers] [--lang ja]   the learner's self-check
+  python -m autograder check NOTEBOOK [--json] [--model-answers] [--reference] [--lang ja]   the learner's self-check
+  python -m autograder progress [FOLDER] [--lang ja]   the learner's last self-check of each exercise
   python -m autograder grade ASSIGNMENT          the instructor's class run, in parallel
   python -m autograder report ASSIGNMENT [--lang ja]   how many students made each catalogued mistake
   python -m autograder collect ASSIGNMENT [ZIP]  import an LMS's zip (Canvas or Moodle) into autograder/submitted/
@@ -13,6 +14,7 @@ English (``autograder.i18n``).
 """
 import argparse
 import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -33,12 +35,21 @@ def _parser():
     check = commands.add_parser("check", help="grade one exercise notebook with the hidden tests")
     check.add_argument("notebook", help="path to the exercise notebook (.ipynb)")
     check.add_argument("--json", action="store_true", help="print one JSON object and nothing else")
-    check.add_argument("--course-root", help="grade against this course's source (default: the repository)")
+    check.add_argument("--course-root", help="grade against this course's source (default: the book's course, "
+                                             "installed with the package)")
     check.add_argument("--model-answers", action="store_true",
                        help="after grading, print the model answer of each written question (for self-learners; "
                             "only where the course offers them)")
+    check.add_argument("--reference", action="store_true",
+                       help="once every test passes, print the book's implementation to compare with yours "
+                            "(only where the course offers it)")
     check.add_argument("--lang", help="the report's language, en or ja (default: the notebook's metadata "
                                       "attention_book.language, else LANGUAGE, LC_ALL, LC_MESSAGES, LANG, else en)")
+    progress = commands.add_parser("progress", help="list the exercises in a folder with their last self-check")
+    progress.add_argument("folder", nargs="?", default=".", help="the folder (and its subfolders) holding your "
+                                                                 "exercise notebooks (default: this one)")
+    progress.add_argument("--course-root", help="the course (default: the book's)")
+    progress.add_argument("--lang", help="the language, en or ja (default: LANGUAGE, LC_ALL, LC_MESSAGES, LANG, else en)")
     grade = commands.add_parser("grade", help="grade every submission of an assignment, in parallel")
     grade.add_argument("assignment", help="e.g. 01_softmax")
     grade.add_argument("--jobs", type=int, default=None, help="worker processes (default: one per core)")
@@ -191,8 +202,16 @@ def main(argv=None):
         return _collect(args)
     if args.command == "move-gradebook":
         return _move_gradebook(args)
+    if args.command == "progress":
+        return _progress(args)
     language = _language(args)   # --lang (checked here), else the environment: until the notebook is read
     requested = language if args.lang else None
+    if os.name != "posix":   # the worker's limits are POSIX ones (resource, setsid, select on pipes)
+        with i18n.language(language):
+            _exit(_("autograder: the self-check runs your code in a separate process with limits that only Linux "
+                    "and macOS give; on Windows, use WSL (the Linux steps of the learners page) or Colab"))
+    from . import progress
+    graded_digest = progress.digest(args.notebook)   # before grading: a save meanwhile is not what was graded
     with i18n.language(language):
         try:
             graded_course = course.course_at(args.course_root) if args.course_root else None
@@ -208,10 +227,17 @@ def main(argv=None):
         answers = exercise.model_answers if offered else None
     except NotebookError as error:   # the wheel's model_answers.json damaged
         _exit(f"autograder: {error}")
+    full = selfcheck.full_marks(report)
+    progress.record(args.notebook, report, full, graded_digest)   # beside the notebook; none if not writable
     if args.json:
         result = report.as_json(args.notebook)
         if answers is not None:
             result["model_answers"] = answers
+        if args.reference and full and selfcheck.offers_reference(exercise):
+            try:
+                result["reference"] = selfcheck.reference_code(exercise)
+            except NotebookError as error:
+                _exit(f"autograder: {error}")
         print(json.dumps(notebooks.without_surrogates(result)))   # valid Unicode, whatever the path holds
     else:
         print(selfcheck.report_text(exercise, report, args.notebook))
@@ -219,9 +245,46 @@ def main(argv=None):
             for grade_id, text in (answers or {}).items():
                 print("\n" + _("Model answer ({grade_id}); compare it with yours, your instructor grades yours:").format(
                     grade_id=grade_id) + "\n" + text)
+            if full:
+                _print("\n".join(selfcheck.after_full_marks(exercise, report, args.notebook)))
+            if args.reference and full and selfcheck.offers_reference(exercise):
+                try:
+                    _print("\n" + _("The book's implementation, to compare with yours:") + "\n"
+                           + selfcheck.reference_code(exercise))
+                except NotebookError as error:
+                    _exit(f"autograder: {error}")
+            _print(safe.terminal(progress.summary_line(exercise.course, args.notebook, exercise)))
     if args.model_answers and not offered:   # asked for, not given: says so, and the status says so too
         with i18n.language(report.language):
             _exit(_("autograder: --model-answers: this course does not offer model answers"))
+    if args.reference and not (full and selfcheck.offers_reference(exercise)):
+        with i18n.language(report.language):
+            _exit(_("autograder: --reference: this course does not offer the book's implementation")
+                  if not selfcheck.offers_reference(exercise) else
+                  _("autograder: --reference: the book's implementation is shown once every test passes "
+                    "({score:g} / {max_score:g} points now)").format(score=report.score, max_score=report.max_score))
+    return 0
+
+
+def _progress(args):
+    from . import progress
+    language = _language(args)
+    with i18n.language(language):
+        try:
+            readable = Path(args.folder).is_dir() and os.access(args.folder, os.R_OK | os.X_OK)
+        except OSError:
+            readable = False
+        if not readable:
+            _exit(_("autograder: progress: {folder}: no such folder, or it cannot be read").format(
+                folder=safe.quoted(args.folder)))
+        try:
+            graded_course = course.course_at(args.course_root) if args.course_root else course.default_course()
+            lines = progress.table(graded_course, Path(args.folder))
+        except NotebookError as error:
+            _exit(f"autograder: {error}")
+        except Exception as error:
+            _exit(f"autograder: could not list the progress: {type(error).__name__}: {error}".splitlines()[0])
+    _print("\n".join(safe.terminal(line) for line in lines))
     return 0
 
 

@@ -62,6 +62,10 @@ REGISTRY = "exercises.toml"            # inside the source directory
 GRADEBOOK_URL_VARIABLE = "ATTENTION_GRADEBOOK_URL"
 
 
+def _text_or_none(value):
+    return None if value is None else str(value)
+
+
 @dataclasses.dataclass(frozen=True)
 class Exercise:
     """One registered exercise; every other name of it is derived here."""
@@ -70,6 +74,7 @@ class Exercise:
     name: str                       # "softmax"
     chapter: str | None = None      # "book/01_softmax": the page that teaches it
     catalogue_module: str | None = None   # default: autograder.catalogue.<name>
+    further: str | None = None      # "9.2": the book's section that goes further, named after full marks
 
     @property
     def assignment(self):
@@ -225,14 +230,14 @@ class Course:
         path = self.source / REGISTRY
         self.settings   # a bad [course] table stops every use of the course, in one line
         entries = self.registry.get("exercise", [])
-        fields = {"number", "name", "chapter", "catalogue"}
+        fields = {"number", "name", "chapter", "catalogue", "further"}
         exercises = []
         for entry in entries:
             if not isinstance(entry, dict) or not {"number", "name"} <= set(entry) <= fields:
                 raise NotebookError(f"{path}: each [[exercise]] needs number and name, and may have "
-                                    f"chapter and catalogue; found {entry!r}")
+                                    f"chapter, catalogue and further; found {entry!r}")
             exercises.append(Exercise(self, int(entry["number"]), str(entry["name"]), entry.get("chapter"),
-                                      entry.get("catalogue")))
+                                      entry.get("catalogue"), _text_or_none(entry.get("further"))))
         return tuple(exercises)
 
     def exercise(self, assignment):
@@ -256,7 +261,8 @@ class Course:
                 best, overlap = exercise, shared
         if best is None:
             raise NotebookError(_("this notebook is not one of the course's exercises "
-                                  "(it has none of their graded cells); open the one under exercises/"))
+                                  "(it has none of their graded cells): download the exercise's notebook again from the book and "
+                                  "put your code in its cells"))
         return best
 
 

@@ -138,12 +138,30 @@ def choose(requested=None, notebook=None, environ=None):
     """The language of a self-check: ``requested`` (``--lang``; must be supported), else the
     notebook's metadata, else the environment, else English.  A named but unsupported
     language in the metadata gives English."""
+    return chosen(requested, notebook, environ)[0]
+
+
+def chosen(requested=None, notebook=None, environ=None):
+    """(language, what chose it) as ``choose`` decides: "asked", "notebook", "environment" or "default"."""
     if requested is not None:
-        return require(requested)
+        return require(requested), "asked"
     named = from_notebook(notebook) if notebook is not None else None
     if named is not None:
-        return normalise(named) or ENGLISH
-    return from_environment(environ) or ENGLISH
+        return normalise(named) or ENGLISH, "notebook"
+    found = from_environment(environ)
+    return (found, "environment") if found else (ENGLISH, "default")
+
+
+def language_line(code, reason):
+    """The report's last word on its language: which, what chose it, and how to choose another."""
+    with language(code):
+        names = {ENGLISH: _("English"), "ja": _("Japanese")}
+        reasons = {"asked": _("as asked"), "notebook": _("the notebook's metadata"),
+                   "environment": _("the system's locale"), "default": _("the default")}
+        other = next(c for c in LANGUAGES if c != code)
+        return _("Language: {language} ({reason}). For {other}: check_this_notebook(language=\"{code}\") in the "
+                 "notebook, or --lang {code} on the command line.").format(
+            language=names[code], reason=reasons[reason], other=names[other], code=other)
 
 
 def for_class_run(notebook):

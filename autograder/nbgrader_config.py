@@ -21,7 +21,7 @@ from nbgrader.validator import Validator
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests,
                                     GetGrades, IgnorePattern, LimitOutput, SaveAutoGrades)
 
-from autograder import course, public_course, validate
+from autograder import course, progress, public_course, validate
 from autograder.mathjax import copy_mathjax
 from autograder.preprocessors import ReplaceLoneSurrogates, SandboxedExecute
 
@@ -32,6 +32,9 @@ c.CourseDirectory.course_id = "attention-book"
 c.CourseDirectory.root = str(HERE.parent)
 for setting, folder in course.LAYOUT.items():
     setattr(c.CourseDirectory, setting, folder)
+# nbgrader's defaults, and the file a self-check writes beside a notebook (autograder/progress.py): a
+# self-check run in solutions/ never reaches a release or a submission.
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", progress.FILE]
 # The gradebook: nbgrader's default, <root>/gradebook.db, which follows the course root wherever it
 # is given (--CourseDirectory.root, a config file of your own course).  Several graders or machines
 # share one PostgreSQL gradebook instead:  ATTENTION_GRADEBOOK_URL=postgresql://user@host/gradebook

@@ -108,6 +108,28 @@ def is_self_check(cell):
     return meta(cell).get("grade_id") == SELF_CHECK_ID
 
 
+def only_checks_itself(source):
+    """Is the code ``source`` nothing but the self-check's calls (``check_this_notebook(...)`` with
+    constant arguments, and its import)?  A learner adds such a cell to choose a language; like the
+    self-check cell it never runs while grading, and skipping it skips nothing else."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+    def call(node):
+        return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Name) and node.value.func.id == "check_this_notebook"
+                and all(isinstance(a, ast.Constant) for a in node.value.args)
+                and all(isinstance(k.value, ast.Constant) and k.arg for k in node.value.keywords))
+
+    def import_(node):
+        return (isinstance(node, ast.ImportFrom) and node.module == "autograder.selfcheck"
+                and [a.name for a in node.names] == ["check_this_notebook"] and node.names[0].asname is None)
+
+    return bool(tree.body) and any(call(n) for n in tree.body) and all(call(n) or import_(n) for n in tree.body)
+
+
 def is_test_cell(cell):
     """An nbgrader autograder-test cell: graded code that is not a solution."""
     m = meta(cell)
@@ -243,13 +265,13 @@ def learner_cells(submission):
 
     IPython syntax (magics, ``!shell``) is rewritten to plain Python calls, as a
     text transformation; the calls do nothing in the grading worker.  The
-    self-check cell is left out.
+    self-check cell, and a cell that only calls the self-check, are left out.
     """
     cells = []
     for index, cell in enumerate(submission.cells):
         if cell.cell_type == "code" and not is_test_cell(cell) and cell.source.strip():
-            if is_self_check(cell):
-                continue  # the self-check cell grades the notebook: it never runs while grading
+            if is_self_check(cell) or only_checks_itself(cell.source):
+                continue  # the self-check grades the notebook: it never runs while grading
             cells.append((index, _as_python(cell.source)))
     return cells
 

@@ -38,6 +38,9 @@ SETTINGS = {
     # Where the reference solutions come from: the source notebooks' solution cells, or the book's
     # library modules (the public course, whose notebooks hold no solution).
     "reference": ("source", "library"),
+    # Whether the self-check offers the book library's implementation of an exercise once the
+    # learner's has full marks (``--reference``): never (the default), or then.
+    "reference_code": ("never", "after-full-marks"),
 }
 
 # nbgrader's stubs, as the course's ClearSolutions writes them into the release (nbgrader_config.py).
@@ -220,7 +223,8 @@ def write_public_course(source, library, target):
     shutil.rmtree(target, ignore_errors=True)   # nothing of an earlier build stays
     lines = ["# The public course the wheel ships, written by autograder/public_course.py from the course's",
              "# registry: its book exercises, solutions stubbed, reference solutions from the library.",
-             "[course]", f"model_answers = {_toml_string(settings['model_answers'])}", 'reference = "library"']
+             "[course]", f"model_answers = {_toml_string(settings['model_answers'])}", 'reference = "library"',
+             f"reference_code = {_toml_string(settings['reference_code'])}"]
     written, answers = [], {}
     for assignment, name, entry in book_exercises(registry):
         path = source / assignment / f"{name}.ipynb"
@@ -242,6 +246,8 @@ def write_public_course(source, library, target):
         written.append(out)
         lines += ["", "[[exercise]]", f"number = {int(entry['number'])}", f"name = {_toml_string(name)}",
                   f"chapter = {_toml_string(entry['chapter'])}"]
+        if entry.get("further"):
+            lines.append(f"further = {_toml_string(entry['further'])}")
     target.mkdir(parents=True, exist_ok=True)
     (target / REGISTRY).write_text("\n".join(lines) + "\n", encoding="utf-8")
     written.append(target / REGISTRY)

@@ -81,6 +81,7 @@ class Report:
     tests: list
     cells: list
     language: str = ENGLISH   # the language its messages are in (not part of the JSON)
+    language_reason: str = "default"   # what chose it (i18n.chosen), said at the end of the self-check
 
     @property
     def score(self):

@@ -17,9 +17,11 @@ the grading engine never runs it, in the class run as in nbgrader autograde.
 import datetime
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from . import i18n, notebooks, safe
@@ -49,8 +51,11 @@ def grade(path, course=None, limits=None, language=None):
     with i18n.language(i18n.choose(requested)):
         submission = notebooks.read_notebook(path)
         exercise = (course or default_course()).identify(submission)
-    return exercise, engine.run_tests(exercise, submission, limits or Limits(), draw=checks.self_check_draw(submission),
-                                      language=i18n.choose(requested, submission))
+    language, reason = i18n.chosen(requested, submission)
+    report = engine.run_tests(exercise, submission, limits or Limits(), draw=checks.self_check_draw(submission),
+                              language=language)
+    report.language_reason = reason
+    return exercise, report
 
 
 def _root_cause(report):
@@ -111,9 +116,55 @@ def report_text(exercise, report, path):
             if run.error and run is not cause and run not in follow:
                 lines.append("  " + _("note: the cell starting `{line}` raised {error}").format(
                     line=run.first_line, error=learner_error(run.error)))
-        lines = [i18n.tidy(line) for line in lines]
+        lines = [i18n.tidy(line) for line in lines + [i18n.language_line(report.language, report.language_reason)]]
     # Each line quotes the submission (messages, cell sources, the path): made safe for a terminal.
     return "\n".join(safe.terminal(line) for line in lines)
+
+
+# --------------------------------------------------------------------------- after full marks
+def full_marks(report):
+    """Did every test pass?  A test this machine could not measure has not: nothing is said about it."""
+    return report.max_score > 0 and all(test.passed for test in report.tests) and report.score >= report.max_score
+
+
+def offers_reference(exercise):
+    """May the self-check show the book library's implementation of ``exercise`` (after full marks)?"""
+    return exercise.course.settings["reference_code"] == "after-full-marks" and exercise.chapter is not None
+
+
+def after_full_marks(exercise, report, notebook):
+    """The lines after a report with full marks: well done, the next exercise, the book's section that
+    goes further, and (where the course offers it) how to see the book's implementation."""
+    from .progress import chapter_name, next_exercise
+    with i18n.language(report.language):
+        lines = [_("Every test passes: well done.")]
+        following = next_exercise(exercise.course, exercise, notebook)
+        if following:
+            lines.append(_("Next: exercise {assignment}, {notebook}, at the end of {chapter}.").format(
+                assignment=following.assignment, notebook=following.notebook, chapter=chapter_name(following)))
+        else:
+            lines.append(_("That was the course's last exercise to do."))
+        if exercise.further:
+            lines.append(_("To go further: section {section} of the book.").format(section=exercise.further))
+        if offers_reference(exercise):
+            lines.append(_("To compare yours with the book's implementation: check_this_notebook(reference=True) "
+                           "in the notebook, or python -m autograder check {notebook} --reference.").format(
+                notebook=shlex.quote(str(notebook))))
+        return [safe.terminal(i18n.tidy(line)) for line in lines]
+
+
+def reference_code(exercise):
+    """The source of the book library's functions that ``exercise`` asks for (NotebookError if there is none)."""
+    import importlib
+    import inspect
+    try:
+        module = importlib.import_module(exercise.library_module)
+        functions = [getattr(module, name) for name in exercise.functions]
+        code = "\n\n".join(inspect.getsource(function).rstrip() for function in functions)
+    except Exception as error:
+        raise notebooks.NotebookError(_("the book's implementation of {assignment} cannot be shown ({error})").format(
+            assignment=exercise.assignment, error=type(error).__name__)) from None
+    return f"# {exercise.library_module.replace('.', '/')}.py\n{code}"
 
 
 # --------------------------------------------------------------------------- inside a notebook
@@ -152,25 +203,189 @@ def _from_colab():
     return path
 
 
+def _from_server():
+    """The notebook the Jupyter server now names for this kernel's session, or None.
+
+    JupyterLab and Notebook 7 keep a session's path up to date through renames and moves;
+    ``$JPY_SESSION_NAME`` holds the name the kernel started with.  The server is found in the
+    runtime folder (``jpserver-*.json``, with its URL and token) and asked on the URL it listens on.
+    """
+    try:
+        from ipykernel.connect import get_connection_file
+        from jupyter_core.paths import jupyter_runtime_dir
+        kernel_id = Path(get_connection_file()).stem.removeprefix("kernel-")
+        servers = sorted(Path(jupyter_runtime_dir()).glob("jpserver-*.json"))
+    except Exception:   # not an ipykernel kernel, no runtime folder
+        return None
+    import urllib.request
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))   # the token never goes to a proxy
+    for info in servers[:8]:
+        try:
+            server = json.loads(info.read_text(encoding="utf-8"))
+            if os.name == "posix":   # signal 0 tests that a server is alive (on Windows, os.kill terminates)
+                os.kill(int(server["pid"]), 0)   # a server that is gone left its file behind: not asked
+            request = urllib.request.Request(server["url"].rstrip("/") + "/api/sessions")
+            if server.get("token"):
+                request.add_header("Authorization", f"token {server['token']}")
+            with direct.open(request, timeout=3) as response:
+                sessions = json.loads(response.read(1 << 20))
+            for session in sessions:
+                if session.get("kernel", {}).get("id") == kernel_id:
+                    path = Path(server["root_dir"]) / session["path"]
+                    if path.suffix == ".ipynb" and path.is_file():
+                        return path.resolve()
+        except Exception:   # a server gone, one with a password, a malformed file: the next one
+            continue
+    return None
+
+
 def find_this_notebook():
     """(path, how) of the notebook this kernel runs, or (None, None).
 
-    JupyterLab and Notebook 7 (jupyter_server) name it in ``$JPY_SESSION_NAME``
-    (ipykernel copies it to ``__session__``), VS Code in ``__vsc_ipynb_file__``;
-    Colab hands over its current contents.
+    VS Code names it in ``__vsc_ipynb_file__``; JupyterLab and Notebook 7 (jupyter_server) in the
+    server's sessions, which follow renames and moves, and in ``$JPY_SESSION_NAME`` (ipykernel copies
+    it to ``__session__``), which holds the name the kernel started with; Colab hands over its
+    current contents.
     """
     namespace = _user_namespace()
-    for candidate in (namespace.get("__vsc_ipynb_file__"), namespace.get("__session__"),
-                      os.environ.get("JPY_SESSION_NAME")):
-        path = _existing(candidate)
-        if path:
-            return path, "saved"
+    path = _existing(namespace.get("__vsc_ipynb_file__")) or _from_server()
+    for candidate in (namespace.get("__session__"), os.environ.get("JPY_SESSION_NAME")):
+        path = path or _existing(candidate)
+    if path:
+        return path, "saved"
     colab = _from_colab()
     if colab:
         return colab, "colab"
     # No front end names it: a batch run (nbgrader validate, nbclient, papermill);
     # the cell then grades nothing and costs nothing.
     return None, None
+
+
+def _what_to_pass():
+    """The message when no front end names the notebook: the call to make, with the file to pass
+    when the kernel's folder holds exactly one notebook."""
+    started_as = _user_namespace().get("__session__") or os.environ.get("JPY_SESSION_NAME")
+    try:
+        folder = Path.cwd()
+        here = sorted(p.name for p in folder.glob("*.ipynb"))
+    except OSError:   # the kernel's folder is gone
+        folder, here = Path("."), []
+    lines = [_("Could not tell which file this notebook is: call check_this_notebook(\"name.ipynb\") with its "
+               "path, relative to this kernel's folder {folder} or absolute.").format(folder=safe.quoted(str(folder)))]
+    if started_as:
+        lines.append(_("(The kernel started for {name}, which is not there now: renamed or moved?)").format(
+            name=safe.quoted(Path(str(started_as)).name)))
+    if len(here) == 1:
+        lines.append(_("In a new cell: check_this_notebook({name})").format(
+            name=json.dumps(here[0], ensure_ascii=not here[0].isprintable())))
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- work run but not saved
+_SAID_UNSAVED = {}   # path -> the file's mtime when this kernel said it had changes not saved
+_RAN_AT = {}         # normalised cell source -> when it last started, for the cells run since the first check
+
+
+def _watch_runs():
+    """From the first check on, note when each cell starts (IPython's pre_run_cell event): a later check
+    then tells code run after the last save from code changed and saved after it ran."""
+    global _WATCHED
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+        if shell is None or shell is _WATCHED:
+            return
+        _RAN_AT.clear()   # a new shell (a test's): the runs of another one say nothing about it
+        shell.events.register("pre_run_cell", lambda info: _RAN_AT.__setitem__(_normalised(info.raw_cell),
+                                                                                  time.time()))
+        _WATCHED = shell
+    except Exception:   # no IPython events: the check falls back to the order of the history
+        return
+
+
+_WATCHED = None   # the shell whose runs _RAN_AT times
+
+
+def _normalised(source):
+    lines = str(source).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\n".join(line.rstrip() for line in lines).strip("\n")
+
+
+def _defined(source, shell):
+    """Names the cell ``source`` defines at its top level (functions and classes), or none if it
+    does not parse (IPython's magics are transformed first)."""
+    import ast
+    try:
+        tree = ast.parse(shell.transform_cell(source) if shell is not None else source)
+    except Exception:   # SyntaxError, and whatever a transformer raises on odd input
+        return set()
+    return {node.name for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+
+def _kernel_history():
+    """(shell, the cells this kernel ran in order, when its session started) or (None, [], None)."""
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+        history = shell.history_manager
+    except Exception:
+        return None, [], None
+    try:
+        started = history.get_session_info()[1]
+    except Exception:   # history kept in no database
+        started = None
+    return shell, list(history.input_hist_raw[1:]), started
+
+
+def _text(source):
+    """A cell's source as the file holds it (a string, or a list of strings), as text."""
+    if isinstance(source, list):
+        return "".join(part for part in source if isinstance(part, str))
+    return source if isinstance(source, str) else ""
+
+
+def unsaved_work(path):
+    """What the kernel ran that the saved notebook at ``path`` does not hold: (names, certain).
+
+    ``names`` are the functions and classes whose latest definition run in this kernel is in none
+    of the saved file's cells.  That is either work run but not saved, or a cell changed and saved
+    but not run since; ``certain`` is True when it must be the first: the saved version ran before
+    the latest one, or the file was saved before the kernel started.
+    """
+    shell, ran, started = _kernel_history()
+    notebook = _saved_notebook(path)
+    if not ran or not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        return [], False
+    saved = [_normalised(_text(cell.get("source", "")))
+             for cell in notebook["cells"] if isinstance(cell, dict) and cell.get("cell_type") == "code"]
+    saved_names = {name for source in saved for name in _defined(source, shell)}
+    latest = {}   # name -> (index in ran, source) of the last cell run that defines it
+    for index, source in enumerate(ran):
+        for name in _defined(source, shell) & saved_names:
+            latest[name] = (index, _normalised(source))
+    names = sorted(name for name, (_index, source) in latest.items() if source not in saved)
+    ran_sources = [_normalised(source) for source in ran]
+
+    def saved_version_ran_first(name):
+        before = ran_sources[:latest[name][0]]
+        return any(source in before for source in saved if name in _defined(source, shell))
+
+    try:
+        saved_at = Path(path).stat().st_mtime
+    except OSError:
+        return names, False
+    # Code whose run this kernel timed: saved after it ran, the file holds the learner's later word.
+    names = [name for name in names if _RAN_AT.get(latest[name][1], float("inf")) > saved_at]
+    said = _SAID_UNSAVED.get(str(path))
+    # Saved since we said so, and still not holding it: the saved file is the learner's latest word.
+    if said is not None and said != saved_at:
+        return names, False
+    certain = any(saved_version_ran_first(name) or latest[name][1] in _RAN_AT for name in names) or bool(
+        names and started and datetime.datetime.fromtimestamp(saved_at) < started)
+    if certain:
+        _SAID_UNSAVED[str(path)] = saved_at
+    return names, certain
 
 
 def _saved_notebook(path):
@@ -182,11 +397,13 @@ def _saved_notebook(path):
         return None
 
 
-def check_this_notebook(path=None, language=None):
+def check_this_notebook(path=None, language=None, reference=False):
     """Grade the notebook this cell is in (or ``path``) and print the self-check's report, in
     ``language`` (a code such as "ja"), else the saved notebook's metadata language, else the
-    locale environment's, else English."""
-    how = "saved"
+    locale environment's, else English; with ``reference``, and full marks, the book's implementation
+    after it (where the course offers it)."""
+    how, named = "saved", path is not None   # a path given by hand may not be the file this kernel ran
+    _watch_runs()
     try:
         requested = None if language is None else i18n.require(language)
     except i18n.UnsupportedLanguage as error:
@@ -196,21 +413,30 @@ def check_this_notebook(path=None, language=None):
         path, how = find_this_notebook()
         if path is None:
             with i18n.language(i18n.choose(requested)):
-                _say(_("Could not tell which file this notebook is: call "
-                       "check_this_notebook(\"name.ipynb\") with its path."))
+                _say(_what_to_pass())
             return
     path = Path(path)
     with i18n.language(i18n.choose(requested, _saved_notebook(path) if path.is_file() else None)):
         if how == "colab":
             _say(_("Graded this notebook as it is now in Colab."))
         elif path.is_file():
+            names, certain = unsaved_work(path) if not named else ([], False)
+            if names:   # never grade a stale file as if it were the latest work
+                shown = ", ".join(f"`{name}`" for name in names)
+                _say(_("Your notebook has changes that are not saved: save (Ctrl+S), then run this cell again. "
+                       "(This kernel ran code for {names} that the saved file does not hold.)").format(names=shown)
+                     if certain else
+                     _("The code this kernel last ran for {names} is not in the saved notebook: save (Ctrl+S); if "
+                       "you changed a cell since it ran, run it; then run this cell again.").format(names=shown))
+                return
             saved = datetime.datetime.fromtimestamp(path.stat().st_mtime).strftime("%H:%M:%S")
             _say(_("Graded the copy saved at {saved} ({name}); "
                    "save first if you changed something since.").format(saved=saved, name=path.name))
     # The command line's own process: the learner's kernel state cannot change the grading.  It
     # reads the same metadata and environment; an explicit language is handed on.  Its output is
     # UTF-8 and read as such, whatever the kernel's locale says.
-    command = [sys.executable, "-m", "autograder", "check", path.name] + (["--lang", requested] if requested else [])
+    command = ([sys.executable, "-m", "autograder", "check", path.name] + (["--lang", requested] if requested else [])
+               + (["--reference"] if reference else []))
     try:
         result = subprocess.run(command, cwd=path.parent, capture_output=True,
                                 env={**os.environ, "PYTHONIOENCODING": "utf-8"})
@@ -219,7 +445,8 @@ def check_this_notebook(path=None, language=None):
             _say(_("autograder: could not grade {notebook}: {error}").format(
                 notebook=path.name, error=f"{type(error).__name__}: {error}"))
         return
-    _say((result.stdout or result.stderr).decode("utf-8", errors="replace").rstrip())
+    _say("\n".join(part.decode("utf-8", errors="replace").rstrip() for part in (result.stdout, result.stderr)
+                   if part.strip()))
 
 
 def _say(text):

@@ -54,12 +54,13 @@ def test_attack_earns_nothing_extra(path, honest_scores):
 
 def _assert_text_report_is_clean(report, assignment):
     """The self-check's text report of any submission: one line per test (and per broken cell, a
-    first cause folding the NameErrors it explains), nothing a terminal would interpret, every
-    character encodable."""
+    first cause folding the NameErrors it explains), the language line last, nothing a terminal
+    would interpret, every character encodable."""
     from autograder import selfcheck
     lines = selfcheck.report_text(_source(assignment), report, "submission.ipynb").splitlines()
     broken = sum(1 for run in report.cells if run.error)
-    assert 1 + len(report.tests) <= len(lines) <= 1 + len(report.tests) + broken, lines
+    assert 2 + len(report.tests) <= len(lines) <= 2 + len(report.tests) + broken, lines
+    assert lines[-1].startswith("Language: English"), lines
     assert f"{report.score:g} / {report.max_score:g} points" in lines[0]
     assert all(line.isprintable() for line in lines), [line for line in lines if not line.isprintable()]
     "\n".join(lines).encode("utf-8")

@@ -102,7 +102,8 @@ def test_the_check_command_grades_strange_strings_in_any_encoding(tmp_path, envi
     text = result.stdout.decode(encoding)          # strictly: everything printed is in the output's encoding
     _assert_printable(text)
     assert "5 / 7" in text.splitlines()[0], text   # graded, the strange strings changed no score
-    assert len(text.splitlines()) == 1 + 5 + 1, text   # the score, one line per test, the strange cell's note
+    # the score, one line per test, the strange cell's note, the language, the progress
+    assert len(text.splitlines()) == 1 + 5 + 1 + 1 + 1, text
     assert "FAKE LINE" in text and not any(line.startswith("FAKE LINE") for line in text.splitlines())
 
     result = _run(["check", path.name, "--json"], extra, tmp_path)
@@ -139,7 +140,7 @@ def test_the_notebooks_check_cell_prints_in_any_encoding(tmp_path, environment):
     assert result.returncode == 0 and result.stderr == b"", result.stderr.decode(errors="replace")
     text = result.stdout.decode(_output_encoding(extra))
     _assert_printable(text)
-    assert len(text.splitlines()) == 1 + 1 + 5 + 1 and "5 / 7" in text.splitlines()[1], text
+    assert len(text.splitlines()) == 1 + 1 + 5 + 1 + 1 + 1 and "5 / 7" in text.splitlines()[1], text
 
 
 def test_read_notebook_replaces_every_lone_surrogate(tmp_path):

@@ -232,7 +232,9 @@ def test_the_self_check_reads_the_environment_when_the_notebook_names_no_languag
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("01_softmax（") and "点" in lines[0], lines
     tests = [line for line in lines if line.startswith("  不合格")]
-    assert len(tests) == 5 and lines[-1].startswith("  注: "), lines
+    assert len(tests) == 5 and lines[-3].startswith("  注: "), lines
+    assert lines[-2].startswith("表示言語: 日本語（システムのロケールによる）。"), lines
+    assert lines[-1].startswith("進み具合: "), lines
 
 
 def test_an_unsupported_language_is_one_line_and_a_nonzero_exit(tmp_path):

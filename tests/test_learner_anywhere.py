@@ -133,7 +133,8 @@ def test_no_file_of_the_wheel_holds_a_solution(wheel, wheel_never):
         assert answers == (expected if offered else set()), (built, answers)
         assert (answers_file in texts) is offered
         registry = tomllib.loads(texts["autograder/course_data/exercises.toml"])
-        assert registry["course"] == {"model_answers": "after-grading" if offered else "never", "reference": "library"}
+        assert registry["course"] == {"model_answers": "after-grading" if offered else "never", "reference": "library",
+                                      "reference_code": "after-full-marks"}
 
 
 def test_wheel_venv_holds_nothing_heavy(wheel_only):
@@ -323,7 +324,9 @@ def test_set_up_lines_for_windows_and_ubuntu_in_both_editions(site):
     for name, text in pages.items():
         assert "py -m venv attention-env" in text, name
         assert "attention-env\\Scripts\\pip install " + wheel_name() in text, name
-        assert "attention-env\\Scripts\\jupyter lab" in text, name
+        assert "attention-env\\Scripts\\Activate.ps1" in text and "jupyter lab" in text, name
+        assert "Set-ExecutionPolicy -Scope CurrentUser RemoteSigned" in text, name
+        assert "source attention-env/bin/activate" in text, name
         assert "sudo apt install python3-venv" in text, name
 
 
@@ -369,3 +372,59 @@ def test_learner_code_reads_nothing_of_the_instructors_side_from_an_installed_wh
     result = json.loads(run([wheel_only, "-c", GRADE_WALKER, root, notebook], cwd=tmp_path).stdout)
     assert walker.found(result["cells"]) == {"sentinel"}
     assert result["score"] == result["max_score"], result
+
+
+# ------------------------------------------------------------------ every command a learner reads
+def shown_commands(text):
+    """The `python -m autograder ...` lines of ``text``'s code blocks (HTML <pre> or Markdown fences)."""
+    import html
+    import re
+    blocks = re.findall(r"<pre[^>]*>(.*?)</pre>", text, flags=re.S) + re.findall(r"```[a-z]*\n(.*?)```", text, flags=re.S)
+    lines = [html.unescape(re.sub(r"<[^>]+>", "", block)) for block in blocks]
+    return sorted({line.split("#")[0].strip() for block in lines for line in block.splitlines()
+                   if line.strip().startswith("python -m autograder")})
+
+
+def run_as_shown(command, notebook, python, folder):
+    """Run ``command`` as its reader would: in ``folder``, which holds only ``notebook`` (downloaded),
+    with the Python of a venv that holds only the wheel."""
+    import shlex
+    folder.mkdir(parents=True)
+    shutil.copy(notebook, folder / Path(notebook).name)
+    words = shlex.split(command)
+    assert words[0] == "python"
+    result = subprocess.run([str(python), *words[1:]], cwd=folder, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, f"{command} in a folder holding {Path(notebook).name}: {result.stderr}"
+    import re
+    assert re.search(r"\d / \d", result.stdout.splitlines()[0]) or '"score"' in result.stdout, result.stdout
+    return result
+
+
+def test_every_command_a_learner_reads_works_without_a_clone(site, wheel_only, tmp_path):
+    """Issue 26: the chapter pages, the introduction and the learners page (both editions), and every
+    exercise notebook: each `python -m autograder` command they show is run from a folder holding
+    just the notebook the page links (as the site serves it), with only the wheel installed."""
+    import re
+    exercises = {exercise.notebook: exercise for exercise in helpers.EXERCISES}
+    ran = []
+    pages = sorted(p for edition in ("", "ja/") for p in (site / edition / "book").glob("*.html")
+                   if p.stem != "instructors")
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for command in shown_commands(text):
+            [name] = [word for word in command.split() if word.endswith(".ipynb")]
+            linked = re.findall(r'href="((?:\.\./)*_downloads/[^"]*/' + re.escape(name) + ')"', text)
+            notebook = (page.parent / linked[0]).resolve() if linked else exercises[name].release_path
+            assert notebook.is_file(), (page, linked)
+            run_as_shown(command, notebook, wheel_only, tmp_path / f"run{len(ran)}")
+            ran.append((page.relative_to(site), command))
+    for exercise in helpers.EXERCISES:
+        cells = json.loads(exercise.release_path.read_text())["cells"]
+        markdown = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        for command in shown_commands(markdown):
+            run_as_shown(command, exercise.release_path, wheel_only, tmp_path / f"run{len(ran)}")
+            ran.append((exercise.notebook, command))
+    chapters = {str(page) for page, _ in ran if Path(page).stem[:2].isdigit()}
+    assert len(chapters) == 24, sorted(chapters)   # twelve chapters, two editions
+    assert {name for name, _ in ran} >= set(exercises), ran
+    assert not [command for _, command in ran if "exercises/" in command], ran

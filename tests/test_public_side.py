@@ -97,7 +97,8 @@ def test_a_public_notebook_is_the_release_plus_its_hidden_catalogue_calls(public
 
 def test_the_registry_is_copied_with_the_setting_and_the_library_reference(public):
     registry = public.registry
-    assert registry["course"] == {"model_answers": "after-grading", "reference": "library"}
+    assert registry["course"] == {"model_answers": "after-grading", "reference": "library",
+                                  "reference_code": "after-full-marks"}
     assert [(e.assignment, e.chapter) for e in public.exercises] == \
         [(e.assignment, e.chapter) for e in helpers.EXERCISES]
 
@@ -181,9 +182,10 @@ def test_a_bad_course_setting_is_one_line(tmp_path, edit, message):
 
 
 def test_a_course_that_does_not_say_offers_no_model_answers(tmp_path):
-    scratch_source(tmp_path, lambda text: text.replace('model_answers = "after-grading"', ""))
+    scratch_source(tmp_path, lambda text: text.replace('model_answers = "after-grading"', "").replace(
+        'reference_code = "after-full-marks"', ""))
     course = Course(tmp_path)
-    assert course.settings == {"model_answers": "never", "reference": "source"}
+    assert course.settings == {"model_answers": "never", "reference": "source", "reference_code": "never"}
     assert not course.offers_model_answers
     assert course.exercise("01_softmax").model_answers == {}
     assert course.exercise("01_softmax").source.model_answers   # still in the instructor's source

@@ -2,6 +2,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -16,8 +17,15 @@ def check(*args):
                           cwd=helpers.REPO, capture_output=True, text=True, timeout=300)
 
 
-def test_solution_earns_full_marks_as_json():
-    result = check(helpers.REPO / "solutions" / "01_softmax" / "softmax.ipynb", "--json")
+def copied(path, folder):
+    """``path`` copied into ``folder``: a self-check records its result beside the notebook, never in the
+    repository's folders."""
+    import shutil
+    return Path(shutil.copy(path, folder / path.name))
+
+
+def test_solution_earns_full_marks_as_json(tmp_path):
+    result = check(copied(helpers.REPO / "solutions" / "01_softmax" / "softmax.ipynb", tmp_path), "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)  # one JSON object and nothing else
     assert set(report) == {"assignment", "notebook", "score", "max_score", "tests"}
@@ -28,8 +36,8 @@ def test_solution_earns_full_marks_as_json():
         assert test["passed"] and test["score"] == test["max_score"]
 
 
-def test_untouched_release_earns_zero_and_exits_zero():
-    result = check(RELEASE, "--json")
+def test_untouched_release_earns_zero_and_exits_zero(tmp_path):
+    result = check(copied(RELEASE, tmp_path), "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["score"] == 0 and report["max_score"] == 7.0

@@ -50,7 +50,7 @@ def _step(x_t, K_old, V_old, p, *, position=None, scale="d_k", own_key=True, onl
     q, k, v = z @ p["W_q"], z @ p["W_k"], z @ p["W_v"]
     K = np.vstack([K_old, k]) if own_key else K_old
     V = np.vstack([V_old, v]) if own_key else V_old
-    width = {"d_k": q.shape[-1], "d_model": x_t.shape[-1], "d_v": V.shape[-1]}[scale]
+    width = {"d_k": q.shape[-1], "d_model": x_t.shape[-1], "d_v": V.shape[-1], "none": 1}[scale]
     scores = K @ q / np.sqrt(width)
     if only_first_key:
         scores = np.where(np.arange(K.shape[0]) == 0, scores, -np.inf)
@@ -61,6 +61,21 @@ def _step_args(record):
     x_t = np.asarray(record.args[0], dtype=float)
     cache, p = record.args[1], record.args[2]
     return x_t, np.asarray(cache["K"], dtype=float), np.asarray(cache["V"], dtype=float), p
+
+
+def _right_scores(record):
+    """The call's right scaled scores, one row per query (-inf above the diagonal for decode_sequence)."""
+    if record.function == "decode_step":
+        x_t, K_old, _V_old, p = _step_args(record)
+        t = K_old.shape[0]
+        z = x_t + _encoding(t + 1, x_t.shape[-1])[t]
+        K = np.vstack([K_old, z @ p["W_k"]])
+        return (K @ (z @ p["W_q"]) / np.sqrt(p["W_q"].shape[1]))[None]
+    X, p = np.asarray(record.args[0], dtype=float), record.args[1]
+    n = X.shape[0]
+    Z = X + _encoding(n, X.shape[1])
+    scores = (Z @ p["W_q"]) @ (Z @ p["W_k"]).T / np.sqrt(p["W_q"].shape[1])
+    return np.where(np.tril(np.ones((n, n), dtype=bool)), scores, -np.inf)
 
 
 def _sequence(X, p, whole=False, **options):
@@ -218,6 +233,11 @@ MISTAKES = [
             "the scores are divided by sqrt(d_model), the width of x_t; divide by sqrt(d_k), the length "
             "of the query and the keys (`W_q.shape[1]`).",
             _step_variant(scale="d_model", first_step_too=False)),
+    Mistake("no_scaling",
+            "the scores are not scaled: divide them by sqrt(d_k), the length of the query and the keys "
+            "(`W_q.shape[1]`), before the softmax (Vaswani et al. 2017, Eq. 1).",
+            _step_variant(scale="none", first_step_too=False)),
+    checks.no_max_subtraction(_right_scores),
     Mistake("scaled_by_d_v",
             "the scores are divided by sqrt(d_v), the width of the values; divide by sqrt(d_k), the "
             "length of the query and the keys (`W_q.shape[1]`).",
@@ -298,8 +318,7 @@ def _scores_zero(record):
 
 def _flat_reference(name):
     """The reference's answer to a stage's probe, as (y, K, V) like the record's."""
-    return lambda *args: _unpack(getattr(_ref(), name)(*(copy.deepcopy(a) if isinstance(a, dict) else a
-                                                        for a in args)))
+    return lambda *args: _flattened(getattr(_ref(), name))(*args)
 
 
 # For a wrong answer that no mistake names: where it shows (the first probe that tells something speaks;
@@ -329,7 +348,7 @@ STAGES = [
 # which row won, so a mistake that changes the weights (a left-out key, a mask, a scale, the position of
 # the query) is not verified by it.  Only what the returned cache and the form show is named there.
 SHOWN_WHERE_ONE_HOT = [m for m in MISTAKES if m.id in ("appended_twice", "cache_not_appended", "new_row_first",
-                                                       "returns_single_array")]
+                                                       "no_max_subtraction", "returns_single_array")]
 
 
 def _judge(record, call, mistakes=MISTAKES):
@@ -406,8 +425,7 @@ def _own_key_weighs(rng, t, d_model, params):
     for _attempt in range(500):
         X = 12.0 * rng.normal(size=(t + 1, d_model))
         for _growth in range(20):   # large: its own score beyond exp's range (about 710)
-            Z = X + _encoding(t + 1, d_model)
-            scores = (Z @ params["W_k"]) @ (Z[t] @ params["W_q"]) / scale
+            scores = _scores(X, params)
             if scores[t] > 1000.0 or scores[t] <= scores[:t].max():
                 break
             X = 1.25 * X

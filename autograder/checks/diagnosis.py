@@ -122,11 +122,14 @@ def _stage_told(record, stages):
         except Exception:   # a probe this call cannot make
             continue
         trial = attempt(record.callee, record.function, args, kwargs, want=want, arg_names=record.arg_names)
-        if trial.error is not None or not _same_form(trial.got, trial.want) or _nan_only_there(trial, record):
-            continue   # another form, or NaN its degenerate inputs alone cause: it tells nothing
+        if trial.error is not None or not _same_form(trial.got, trial.want):
+            continue   # another form: it tells nothing
+        error, shown = _relative_error(trial), _relative_error(record)
+        if error == np.inf and shown != np.inf:
+            continue   # NaN or inf where the call it probes answered finite numbers: the probe's
+            #            degenerate inputs (equal scores, a zero spread) caused it, not the mistake
         # Right or wrong by a clear margin only: a mistake that a probe nearly hides (a layer norm that
         # undoes a factor but for its eps) would otherwise tell one thing on one draw, another on the next.
-        error, shown = _relative_error(trial), _relative_error(record)
         if all_close(trial.got, trial.want) and error <= shown * PROBE_MARGIN:
             told = stage.right
         elif not all_close(trial.got, trial.want) and error >= shown / 10:
@@ -157,12 +160,6 @@ def _relative_error(record):
         scale = max(1.0, float(np.max(np.abs(w[both]), initial=0.0)))
         worst = max(worst, float(np.max(np.abs(g[both] - w[both]), initial=0.0)) / scale)
     return worst
-
-
-def _nan_only_there(trial, record):
-    """NaN or inf in the probe's answer where the right one is finite, while the call it probes answered
-    finite numbers: degenerate probe inputs (equal scores, a zero spread) caused it, not the mistake."""
-    return _relative_error(trial) == np.inf and _relative_error(record) != np.inf
 
 
 def _same_form(got, want):

@@ -414,8 +414,8 @@ CONTRACT_MISTAKES = (
             "the two results are in the wrong order: the contract returns `(output, weights)`, the output first.",
             _swapped_order),
     Mistake("weights_transposed",
-            "the weights are transposed: one row per key. The contract wants shape (..., n, m), row i holding "
-            "query i's weights over the keys (each row sums to 1).",
+            "the weights are transposed (their last two axes are swapped): compare their shape with the "
+            "contract's, and the axis along which they sum to 1.",
             _weights_transposed),
     Mistake("output_transposed",
             "the result is transposed (its last two axes are swapped). In the row convention each row is one "

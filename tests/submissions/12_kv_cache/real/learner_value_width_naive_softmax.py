@@ -3,7 +3,7 @@
 Mistakes: the scores are divided by sqrt(d_v), the width of the values, instead of sqrt(d_k); the softmax
 `exp(s) / exp(s).sum()` subtracts no maximum, so large scores overflow to inf / inf = nan. The position,
 the cache update and decode_sequence are right.
-Names: scaled_by_d_v
+Names: scaled_by_d_v, no_max_subtraction
 """
 
 
