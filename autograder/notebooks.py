@@ -108,6 +108,11 @@ def is_self_check(cell):
     return meta(cell).get("grade_id") == SELF_CHECK_ID
 
 
+def normalised_code(source):
+    """A cell's code without what does not count: line endings, trailing blanks, blank ends."""
+    return "\n".join(line.rstrip() for line in source.splitlines()).strip()
+
+
 def only_checks_itself(source):
     """Is the code ``source`` nothing but the self-check's calls (``check_this_notebook(...)`` with
     constant arguments, and its import)?  A learner adds such a cell to choose a language; like the

@@ -307,8 +307,7 @@ _WATCHED = None   # the shell whose runs _RAN_AT times
 
 
 def _normalised(source):
-    lines = str(source).replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return "\n".join(line.rstrip() for line in lines).strip("\n")
+    return notebooks.normalised_code(str(source))
 
 
 def _defined(source, shell):
@@ -359,17 +358,18 @@ def unsaved_work(path):
         return [], False
     saved = [_normalised(_text(cell.get("source", "")))
              for cell in notebook["cells"] if isinstance(cell, dict) and cell.get("cell_type") == "code"]
-    saved_names = {name for source in saved for name in _defined(source, shell)}
-    latest = {}   # name -> (index in ran, source) of the last cell run that defines it
-    for index, source in enumerate(ran):
-        for name in _defined(source, shell) & saved_names:
-            latest[name] = (index, _normalised(source))
-    names = sorted(name for name, (_index, source) in latest.items() if source not in saved)
+    saved_defines = [(source, _defined(source, shell)) for source in saved]   # each cell parsed once
+    saved_names = set().union(*(names for _source, names in saved_defines))
     ran_sources = [_normalised(source) for source in ran]
+    latest = {}   # name -> (index in ran, source) of the last cell run that defines it
+    for index, source in enumerate(ran_sources):
+        for name in _defined(source, shell) & saved_names:
+            latest[name] = (index, source)
+    names = sorted(name for name, (_index, source) in latest.items() if source not in saved)
 
     def saved_version_ran_first(name):
         before = ran_sources[:latest[name][0]]
-        return any(source in before for source in saved if name in _defined(source, shell))
+        return any(source in before for source, defines in saved_defines if name in defines)
 
     try:
         saved_at = Path(path).stat().st_mtime

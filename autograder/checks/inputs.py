@@ -47,8 +47,7 @@ def self_check_draw(submission=None):
     import json
     from .. import notebooks
     # the code alone: not where its cells stand among markdown cells, nor line endings or trailing blanks
-    code = json.dumps(["\n".join(line.rstrip() for line in source.splitlines()).strip()
-                       for _index, source in notebooks.learner_cells(submission)])
+    code = json.dumps([notebooks.normalised_code(source) for _index, source in notebooks.learner_cells(submission)])
     return f"self-check:{hashlib.sha256(code.encode()).hexdigest()}"
 
 
