@@ -46,9 +46,15 @@ def _overflowed(record):
 
 
 def _one_hot(record):
-    got = record.got
-    return (got is not None and np.all((got == 0) | (got == 1)) and not np.all((record.want == 0) | (record.want == 1))
-            and not _axis_ignored(record))  # large scores normalised along the wrong axis look one-hot too
+    """Weight 1 at the largest score along ``axis`` and 0 elsewhere (ties: 1 at each maximum, or at the
+    first).  Verified against ``x`` itself: large scores normalised along another axis are 0/1 too."""
+    got, x, axis = record.got, _x(record), _axis(record)
+    if got is None or np.shape(got) != x.shape or np.all((record.want == 0) | (record.want == 1)):
+        return False
+    at_each_max = (x == np.max(x, axis=axis, keepdims=True)).astype(float)
+    at_first_max = np.zeros_like(x)
+    np.put_along_axis(at_first_max, np.expand_dims(np.argmax(x, axis=axis), axis), 1.0, axis=axis)
+    return bool(np.array_equal(got, at_each_max) or np.array_equal(got, at_first_max))
 
 
 def _axis_ignored(record):
