@@ -1,6 +1,6 @@
 """Command line of the grading engine.
 
-  python -m autograder check NOTEBOOK [--json] [--model-answers] [--reference] [--lang ja]   the learner's self-check
+  python -m autograder check NOTEBOOK [--hint] [--json] [--model-answers] [--reference] [--lang ja]   the self-check
   python -m autograder progress [FOLDER] [--lang ja]   the learner's last self-check of each exercise
   python -m autograder grade ASSIGNMENT          the instructor's class run, in parallel
   python -m autograder report ASSIGNMENT [--lang ja]   how many students made each catalogued mistake
@@ -19,7 +19,7 @@ import signal
 import sys
 from pathlib import Path
 
-from . import course, i18n, notebooks, safe, selfcheck
+from . import course, hints, i18n, notebooks, safe, selfcheck
 from .i18n import _
 from .notebooks import NotebookError
 
@@ -43,6 +43,9 @@ def _parser():
     check.add_argument("--reference", action="store_true",
                        help="once every test passes, print the book's implementation to compare with yours "
                             "(only where the course offers it)")
+    check.add_argument("--hint", action="store_true",
+                       help="instead of the report, the next graded hint about the first mistake found (where to "
+                            "look, then what to compare; never the code)")
     check.add_argument("--lang", help="the report's language, en or ja (default: the notebook's metadata "
                                       "attention_book.language, else LANGUAGE, LC_ALL, LC_MESSAGES, LANG, else en)")
     progress = commands.add_parser("progress", help="list the exercises in a folder with their last self-check")
@@ -229,8 +232,14 @@ def main(argv=None):
         _exit(f"autograder: {error}")
     full = selfcheck.full_marks(report)
     progress.record(args.notebook, report, full, graded_digest)   # beside the notebook; none if not writable
+    hint = None
+    if args.hint:
+        with i18n.language(report.language):
+            hint = hints.next_hint(exercise, report, args.notebook)
     if args.json:
         result = report.as_json(args.notebook)
+        if hint is not None:
+            result["hint"] = hint.as_json()
         if answers is not None:
             result["model_answers"] = answers
         if args.reference and full and selfcheck.offers_reference(exercise):
@@ -239,6 +248,9 @@ def main(argv=None):
             except NotebookError as error:
                 _exit(f"autograder: {error}")
         print(json.dumps(notebooks.without_surrogates(result)))   # valid Unicode, whatever the path holds
+    elif hint is not None:   # the hint instead of the report, which would name the mistake
+        with i18n.language(report.language):
+            _print("\n".join(safe.terminal(i18n.tidy(line)) for line in hints.lines(hint, report)))
     else:
         print(selfcheck.report_text(exercise, report, args.notebook))
         with i18n.language(report.language):

@@ -48,7 +48,8 @@ For a maintainer
 ``_`` marks a message and translates it now; ``N_`` only marks a message that
 is translated later; ``ngettext`` and ``pgettext`` as in ``gettext``; the
 message of every ``Mistake(id, message, detect)`` and ``nan_where_finite(id,
-message)`` is marked by its position (``KEYWORDS``).  After changing an
+message)`` is marked by its position (``KEYWORDS``); a mistake's ``hints`` are plain strings, collected
+from the imported catalogues (``extract``).  After changing an
 English message, ``python -m autograder.i18n`` (needs babel, in the
 repository's environment) extracts the messages, merges them into the ``.po``
 (a changed message becomes fuzzy, a new one empty), and compiles the ``.mo``;
@@ -280,7 +281,35 @@ def extract():
             str(root), method_map=[("course_data/**", "ignore"), ("**.py", "python")], keywords=KEYWORDS,
             comment_tags=COMMENT_TAGS, strip_comment_tags=True):
         catalog.add(message, None, [(f"autograder/{filename}", lineno)], auto_comments=comments, context=context)
+    for mistake in _hinted_mistakes():
+        for number, hint in enumerate(mistake.hints, 1):
+            catalog.add(hint, None, [_where(hint)],
+                        auto_comments=[f"hint {number} of {len(mistake.hints)} of the mistake {mistake.id}"])
     return catalog
+
+
+def _hinted_mistakes():
+    """Every catalogued mistake, the shared ones first.  Their hints are plain strings in the call,
+    which babel does not extract (strings nested in a call's arguments): they are collected from
+    the catalogues themselves."""
+    import importlib
+    import pkgutil
+
+    from .catalogue import __path__ as catalogues
+    from .checks import SHARED_MISTAKES
+    yield from SHARED_MISTAKES
+    for module in pkgutil.iter_modules(catalogues):
+        yield from importlib.import_module(f"{__package__}.catalogue.{module.name}").MISTAKES
+
+
+def _where(hint):
+    """(file, line) of the source that holds ``hint`` (its first words), for the catalog's location."""
+    words = hint[:40]
+    for path in sorted(_source_root().glob("c*/*.py")):   # checks/ and catalogue/
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if words in line:
+                return f"autograder/{path.relative_to(_source_root()).as_posix()}", number
+    return "autograder/catalogue", None
 
 
 def po_path(code):

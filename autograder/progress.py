@@ -5,7 +5,8 @@ Each self-check (``python -m autograder check``, which the check cell runs) reco
 next self-check starts it again), never inside the notebook.  ``python -m autograder progress
 [FOLDER]`` reads the records of FOLDER and of its subfolders and lists every exercise of the course:
 its last score, the mistakes still named, and the next step.  Each self-check report ends with one
-line of that progress (``summary_line``).
+line of that progress (``summary_line``).  A record also counts the graded hints shown of each
+mistake (``check --hint``, ``autograder.hints``), so that asking again gives the next one.
 
 The file is the learner's own: it is read bounded, and whatever it holds that is not a record is
 ignored; it never changes a grade.
@@ -27,6 +28,8 @@ MAX_BYTES = 1 << 20            # a record is about 200 bytes; a larger file is n
 MAX_FOLDERS = 200              # folders scanned by `progress` and by the summary line
 MAX_NOTEBOOKS = 200            # notebooks opened by `progress` to find the exercises there
 MAX_NOTEBOOK_BYTES = 20 << 20  # a larger file is not read (an exercise notebook is far smaller)
+MAX_READ_BYTES = 64 << 20     # what `progress` reads in all to recognise renamed notebooks
+MAX_HINT_RECORDS = 64          # mistakes whose hints are counted, per notebook (an exercise has at most 25)
 
 
 def digest(path):
@@ -81,16 +84,50 @@ def record(notebook, report, full_marks, graded_digest):
              "full_marks": full_marks,
              "checked": datetime.datetime.now().isoformat(timespec="seconds"), "sha256": graded_digest}
     entries = _entries(notebook.parent)
+    entry["hints"] = hints_seen(entries.get(notebook.name))   # the hints shown survive the next check
     entries[notebook.name] = entry
+    return _write(notebook.parent, entries)
+
+
+def record_of(notebook):
+    """The self-check record of the notebook file ``notebook``, or None."""
+    notebook = Path(notebook)
+    return _entries(notebook.parent).get(notebook.name)
+
+
+def hints_seen(entry):
+    """{mistake id: how many of its hints ``check --hint`` has shown} of a notebook's record (bounded:
+    what is not a small count under a short id is dropped)."""
+    hints = entry.get("hints") if isinstance(entry, dict) else None
+    if not isinstance(hints, dict):
+        return {}
+    return {key: count for key, count in list(hints.items())[:MAX_HINT_RECORDS]
+            if isinstance(key, str) and len(key) <= 80 and isinstance(count, int) and not isinstance(count, bool)
+            and 0 < count <= 9}
+
+
+def note_hint(notebook, mistake_id, shown):
+    """Record that the hint numbered ``shown`` of ``mistake_id`` was shown for ``notebook`` (whose
+    self-check was just recorded); False when there is no record to add it to or it cannot be written."""
+    notebook = Path(notebook)
+    entries = _entries(notebook.parent)
+    if notebook.name not in entries:
+        return False
+    entries[notebook.name]["hints"] = {**hints_seen(entries[notebook.name]), mistake_id: shown}
+    return _write(notebook.parent, entries)
+
+
+def _write(folder, entries):
+    """Write ``folder``'s progress file with ``entries``; False when the folder cannot be written."""
     # ASCII: a file name that is not valid Unicode (surrogate escapes) is written escaped, and read back
     text = json.dumps({"about": "the self-check's last result of each notebook here; delete it at will",
                        "notebooks": entries}, indent=1) + "\n"
     scratch = None
     try:   # written whole, then renamed: a reader never sees half a file
-        handle, scratch = tempfile.mkstemp(dir=notebook.parent, prefix=".attention-progress-")
+        handle, scratch = tempfile.mkstemp(dir=folder, prefix=".attention-progress-")
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
-        os.replace(scratch, notebook.parent / FILE)
+        os.replace(scratch, Path(folder) / FILE)
     except (OSError, ValueError):
         if scratch:
             Path(scratch).unlink(missing_ok=True)
@@ -201,9 +238,13 @@ def _found_notebooks(course, folders):
     for path in candidates:
         if path.name in names:
             found.setdefault(names[path.name], path)
+    budget = MAX_READ_BYTES   # bounded in total, not only per file: 200 large notebooks are not read whole
     for path in candidates:
         if path.name not in names:
             try:
+                budget -= path.stat().st_size
+                if budget < 0:
+                    break
                 found.setdefault(course.identify(notebooks.read_notebook(path)).assignment, path)
             except Exception:   # not a notebook of the course, unreadable: not an exercise found
                 continue

@@ -397,11 +397,12 @@ def _saved_notebook(path):
         return None
 
 
-def check_this_notebook(path=None, language=None, reference=False):
+def check_this_notebook(path=None, language=None, reference=False, hint=False):
     """Grade the notebook this cell is in (or ``path``) and print the self-check's report, in
     ``language`` (a code such as "ja"), else the saved notebook's metadata language, else the
     locale environment's, else English; with ``reference``, and full marks, the book's implementation
-    after it (where the course offers it)."""
+    after it (where the course offers it); with ``hint``, instead of the report, the next graded hint
+    about the first mistake found (``autograder.hints``)."""
     how, named = "saved", path is not None   # a path given by hand may not be the file this kernel ran
     _watch_runs()
     try:
@@ -436,7 +437,7 @@ def check_this_notebook(path=None, language=None, reference=False):
     # reads the same metadata and environment; an explicit language is handed on.  Its output is
     # UTF-8 and read as such, whatever the kernel's locale says.
     command = ([sys.executable, "-m", "autograder", "check", path.name] + (["--lang", requested] if requested else [])
-               + (["--reference"] if reference else []))
+               + (["--reference"] if reference else []) + (["--hint"] if hint else []))
     try:
         result = subprocess.run(command, cwd=path.parent, capture_output=True,
                                 env={**os.environ, "PYTHONIOENCODING": "utf-8"})

@@ -6,11 +6,12 @@ people write it in public code); the id is one of the exercise's catalogue or of
 shared mistakes (``checks.SHARED_MISTAKES``: the contract's shapes, ranks and dtypes).
 """
 import ast
+import dataclasses
 
 import pytest
 
 import helpers
-from autograder import checks, engine, notebooks
+from autograder import checks, engine, hints, notebooks, progress
 from autograder.results import NOT_ATTEMPTED
 
 WRONG = helpers.implementations("wrong")
@@ -41,7 +42,7 @@ def judged_records(assignment, code):
 
 
 @pytest.mark.parametrize("assignment, path", WRONG, ids=[f"{a}/{p.stem}" for a, p in WRONG])
-def test_catalogued_mistake_loses_points_and_is_named(assignment, path):
+def test_catalogued_mistake_loses_points_and_is_named(assignment, path, tmp_path):
     mistake = known_mistakes(assignment)[mistake_id(path)]
     report, records = judged_records(assignment, path.read_text())
     failed = [t for t in report.tests if not t.passed]
@@ -50,6 +51,19 @@ def test_catalogued_mistake_loses_points_and_is_named(assignment, path):
         f"no failed test names the mistake {mistake.id!r}; messages: {[t.message for t in failed]}")
     # The name comes from the mistake's own detector, not from a message written elsewhere.
     assert any(mistake.shown_by(record) for record in records), f"the detector of {mistake.id!r} never fired"
+    # Its hints show for it, one at a time, then the last again (``check --hint``, issue 26).
+    assert hints_shown(assignment, report, mistake, tmp_path) == [*mistake.hints, mistake.hints[-1]]
+
+
+def hints_shown(assignment, report, mistake, folder):
+    """The hints ``check --hint`` shows, asked for once more than there are, for a failing test that
+    names ``mistake`` (as it is shown once the mistakes named before it are fixed)."""
+    exercise, notebook = helpers.exercise(assignment), folder / "exercise.ipynb"
+    test = next(t for t in report.tests if not t.passed and mistake.id in t.findings)
+    alone = dataclasses.replace(report, tests=[dataclasses.replace(
+        test, findings=tuple(f for f in test.findings if f == mistake.id))])
+    progress.record(notebook, alone, False, None)
+    return [hints.next_hint(exercise, alone, notebook).text for _ask in range(len(mistake.hints) + 1)]
 
 
 @pytest.mark.parametrize("assignment, path", CORRECT, ids=[f"{a}/{p.stem}" for a, p in CORRECT])

@@ -289,3 +289,14 @@ def test_on_windows_the_self_check_says_in_one_line_where_it_runs(tmp_path, caps
     status, lines, err = check(capsys, "check", path)
     assert status != 0 and lines == [] and "only Linux and macOS give; on Windows, use WSL" in err
     assert "\n" not in err.strip()
+
+
+def test_progress_reads_renamed_notebooks_within_a_total_budget(tmp_path, monkeypatch):
+    """Renamed copies are recognised by their cells, reading at most MAX_READ_BYTES in all."""
+    from autograder import course
+    first = notebook(tmp_path, "01_softmax", name="a-mine.ipynb")
+    notebook(tmp_path, "04_dot_product", name="b-mine.ipynb")
+    found = progress._found_notebooks(course.default_course(), [tmp_path])
+    assert found == {"01_softmax": first, "04_dot_product": tmp_path / "b-mine.ipynb"}
+    monkeypatch.setattr(progress, "MAX_READ_BYTES", first.stat().st_size + 1)
+    assert progress._found_notebooks(course.default_course(), [tmp_path]) == {"01_softmax": first}

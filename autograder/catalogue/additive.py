@@ -193,59 +193,145 @@ MISTAKES = [
             "additive_scores returned weights that sum to 1: you applied the softmax already. It must return "
             "the raw scores e_j = v_a . tanh(W_a s_prev + U_a h_j); the softmax over the input positions comes "
             "afterwards, in additive_attention.",
-            _weights_as_scores),
+            _weights_as_scores,
+            hints=("Look at the last step of your additive_scores: does it return the scores themselves or "
+                   "something computed from them?",
+                   "On the chapter's worked example your additive_scores should return about 0.1436, -0.5329 and "
+                   "-0.0589, raw numbers that need not be positive or sum to 1. Add up yours and compare.",
+                   "The contract splits the work in three steps: additive_scores stops at the raw scores e_j, "
+                   "the softmax over the input positions belongs to additive_attention, and the weighted sum "
+                   "comes last.")),
     Mistake("scores_as_weights",
             "the raw scores are used as weights: there is no softmax between the scores and the weighted sum. "
             "First compute the scores e_j, then alpha = softmax(e) over the input positions j (non-negative, "
             "summing to 1), then c = sum_j alpha_j h_j.",
-            _scores_as_weights),
+            _scores_as_weights,
+            hints=("Look at what happens between the scores and the weighted sum in your attention function: how "
+                   "are the scores turned into weights?",
+                   "On the chapter's worked example print the weights you multiply H by, and your alpha: both "
+                   "should be about 0.4301, 0.2187 and 0.3513, non-negative and summing to 1, not the raw scores "
+                   "0.1436, -0.5329 and -0.0589.",
+                   "Scores, then weights, then context: the weights are the softmax of the scores over the input "
+                   "positions j, and the context is the sum of the h_j weighted by them.")),
     Mistake("hard_alignment",
             "hard alignment: your weights are 1 at the best-scoring input position and 0 elsewhere (an argmax), "
             "so the context is a single h_j. Additive attention is soft: alpha = softmax(e) gives every position a "
             "positive weight and the context is the weighted sum of ALL the h_j, which is what lets gradients "
             "reach the scores.",
-            _hard),
+            _hard,
+            hints=("Look at how your weights are obtained from the scores: how many input positions can get a "
+                   "weight other than 0?",
+                   "On the chapter's worked example alpha should be about 0.4301, 0.2187 and 0.3513: every input "
+                   "position keeps a positive weight and the context mixes all three rows of H. Compare with "
+                   "your alpha and c.",
+                   "Additive attention is a soft alignment: the softmax gives every position a positive weight, "
+                   "and that smoothness lets gradients reach the scores. The argmax has gradient 0 almost "
+                   "everywhere.")),
     Mistake("no_tanh",
             "the tanh is missing: you computed v_a . (W_a s_prev + U_a h_j). Without the tanh the part "
             "v_a . W_a s_prev is the same for every j and cancels in the softmax, so the weights could never "
             "depend on the decoder state. Compute v_a . tanh(W_a s_prev + U_a h_j).",
-            _variant(tanh=False)),
+            _variant(tanh=False),
+            hints=("Look at the inside of your score: what is done to the sum of the decoder term and the "
+                   "encoder term before the product with v_a?",
+                   "On the chapter's worked example the vector inside the first score is (1.5, 1) and v_a is (1, "
+                   "-1), so the right first score is about 0.1436, not 0.5. Print the same steps in every "
+                   "function of yours that computes scores and see where they part.",
+                   "Without a nonlinearity the score splits into a decoder part, the same for every j, and an "
+                   "encoder part. The softmax cancels the first, so the weights could not depend on the decoder "
+                   "state.")),
     Mistake("tanh_after_v",
             "the tanh is applied after the product with v_a: you computed tanh(v_a . (W_a s_prev + U_a h_j)). "
             "The tanh belongs inside, on the d_a-dimensional vector: e_j = v_a . tanh(W_a s_prev + U_a h_j).",
-            _variant(tanh_after=True)),
+            _variant(tanh_after=True),
+            hints=("Look at the last two operations of your score, the tanh and the product with v_a: which "
+                   "comes first?",
+                   "Multiply v_a by 10 in the chapter's worked example: the right scores grow tenfold (the first "
+                   "from about 0.1436 to 1.436), since v_a reads the score out last. Do yours?",
+                   "The tanh acts on the d_a-dimensional vector, the decoder term plus the encoder term. Then "
+                   "v_a reads that vector out into one number, the score e_j, with no squashing after it.")),
     Mistake("context_ignores_weights",
             "the context vector ignores the attention weights (it is the mean, the sum or the last of the h_j, "
             "the same whatever the weights). The context is the weighted sum c = sum_j alpha_j h_j, i.e. "
             "alpha @ H.",
-            _ignores_weights),
+            _ignores_weights,
+            hints=("Look at the line that computes your context vector: which quantities go into it?",
+                   "On the chapter's worked example, change v_a to (-1, 1) and call your function again: alpha "
+                   "changes, so the context must change too. Compare your two contexts.",
+                   "The context is the weighted sum of all the annotations, each h_j multiplied by its weight "
+                   "alpha_j: it moves whenever the weights move.")),
     Mistake("softmax_over_steps",
             "the softmax runs over the decoder steps (axis 0 of the (T_y, T_x) score matrix), so each COLUMN "
             "sums to 1. Each output step i distributes its attention over the input positions j: take the "
             "softmax along the last axis, so that every ROW sums to 1.",
-            _over_steps),
+            _over_steps,
+            hints=("Look at the softmax in your additive_attention_all: along which axis of the T_y × T_x score "
+                   "matrix does it normalise?",
+                   "On the visible example with two decoder steps, add up your A along each axis: every row, one "
+                   "output step, should sum to 1. Is it the rows or the columns of yours that do?",
+                   "Each output step i distributes its attention over the input positions j, so the softmax runs "
+                   "over j, the last axis: the normalisation is over the input positions, never over the output "
+                   "steps.")),
     Mistake("weights_reused",
             "every output step got the same weights: they were computed once and reused. The weights must be "
             "recomputed at every step i from that step's decoder state S_prev[i]; row i of A depends on "
             "S_prev[i].",
-            _reused),
+            _reused,
+            hints=("Look at where the decoder states S_prev enter your additive_attention_all: does each output "
+                   "step use its own row?",
+                   "On the visible example with two decoder steps, compare the two rows of your A: the right "
+                   "rows differ (row 1 is about 0.5213, 0.1440 and 0.3347), each equal to additive_attention's "
+                   "alpha for that step's decoder state.",
+                   "Row i of A is computed from S_prev[i]: the alignment changes with the decoder state, so it "
+                   "is recomputed for every output step.")),
     Mistake("w_u_swapped",
             "W_a and U_a are swapped: W_a belongs to the decoder state and U_a to the encoder states, "
             "e_j = v_a . tanh(W_a s_prev + U_a h_j). (With W_a of shape (d_a, d_s) and U_a of shape (d_a, d_h) "
             "the swap only runs when d_s = d_h.)",
-            _matrices(swapped=True)),
+            _matrices(swapped=True),
+            hints=("Look at which weight matrix multiplies which state in your score: the decoder state and the "
+                   "encoder states each have their own.",
+                   "Call your function with d_s, d_h and d_a all different (say 2, 3 and 4): W_a is d_a × d_s "
+                   "and U_a is d_a × d_h, so which state can each of them multiply without a shape error?",
+                   "In e_j, W_a carries the decoder state s_prev and U_a each encoder state h_j. The two are not "
+                   "interchangeable, and even with d_s equal to d_h swapping them gives other scores.")),
     Mistake("no_pair_broadcast",
             "the decoder and encoder terms do not broadcast: S_prev @ W_a.T is (T_y, d_a) and H @ U_a.T is "
             "(T_x, d_a). Every pair (i, j) needs its own sum: add axes, "
             "(S_prev @ W_a.T)[:, None, :] + (H @ U_a.T)[None, :, :], which is (T_y, T_x, d_a).",
-            _no_pair_broadcast),
+            _no_pair_broadcast,
+            hints=("Look at the line where your additive_attention_all adds the decoder term and the encoder "
+                   "term: what shape has each of them?",
+                   "Print the shapes of the two terms with T_y 4 and T_x 6: one is 4 × d_a, the other 6 × d_a. "
+                   "The sum must hold one vector for every pair of a step i and a position j, 4 × 6 × d_a. What "
+                   "does yours give?",
+                   "Broadcasting pairs every output step with every input position only when the two terms get "
+                   "their axes of dimension 1 in different places. Added row by row, step i meets position i "
+                   "alone.")),
     Mistake("orientation_swapped",
             "the weight matrices are used the wrong way round (for example s_prev @ W_a or H @ U_a). W_a has "
             "shape (d_a, d_s) and maps s_prev to W_a @ s_prev (row form: s_prev @ W_a.T); U_a has shape "
             "(d_a, d_h) and maps each h_j to U_a @ h_j, so for all rows at once H @ U_a.T, of shape (T_x, d_a).",
-            _matrices(transposed=True)),
+            _matrices(transposed=True),
+            hints=("Look at each matrix product in your score: which state does each of W_a and U_a multiply, "
+                   "and on which side of the matrix does the state stand?",
+                   "Check the shapes with d_s, d_h and d_a all different (say 2, 3 and 4): W_a, of shape d_a × "
+                   "d_s, must turn s_prev into a vector of dimension d_a, and U_a must turn each row of H into "
+                   "one. Which of your products raise a shape error?",
+                   "The contract follows the paper's column form, W_a s_prev and U_a h_j, with the matrix on the "
+                   "left. With the states stored as rows, the same products put each state on the left of the "
+                   "transposed matrix.")),
     nan_where_finite("no_max_subtraction", NO_MAX,
-                     overflows=lambda record: exp_out_of_range(_scores(*record.args[:5]))),
+                     overflows=lambda record: exp_out_of_range(_scores(*record.args[:5])),
+                     hints=("Look at the softmax step of your attention functions: what values does the "
+                            "exponential receive when the scores are in the thousands?",
+                            "Multiply v_a by 10000 in the chapter's worked example, so that the first score is "
+                            "about 1436, beyond the range of `np.exp` (about 709), and call your functions: the "
+                            "right weights are finite. With several decoder steps, also try one whose scores all "
+                            "lie far below the matrix's largest.",
+                            "Softmax does not change when the same number is subtracted from all the scores of "
+                            "one output step. Subtracting each step's own largest score keeps every exponent at "
+                            "most 0. The notebook's `softmax` already does this.")),
 ]
 
 

@@ -85,35 +85,78 @@ MISTAKES = [
     Mistake("transposed_scores",
             "the score matrix is transposed: you returned K Q^T, shape (m, n), one row per key. In the "
             "row convention row i holds query i's scores, S[i, j] = q_i . k_j: compute `Q @ K.T`, shape (n, m).",
-            _transposed_scores),
+            _transposed_scores,
+            hints=("Look at how your score matrix is laid out: which of `Q` and `K` gives its rows, and which its "
+                   "columns?",
+                   "Call `dot_scores` with 2 queries and 3 keys of the same size and look at the shape of the "
+                   "result: it should be 2 × 3, and entry i, j should be the dot product of query i with key j.",
+                   "In the row convention every matrix has one row per query: the scores are n × m, row i holding "
+                   "query i's scores against the m keys.")),
     Mistake("no_softmax",
             "the raw scores are used as weights: without a softmax they are not positive and do not sum "
             "to 1. Apply the softmax over the keys to the scores, then average the values with the result.",
-            _no_softmax),
+            _no_softmax,
+            hints=("Look at the step between the scores and the weights: what turns a query's scores into its "
+                   "weights?",
+                   "On a small example, print the weights of one query (a row in the row convention, a column in "
+                   "the column convention) and add them up: they should all be positive and sum to 1. Compare them "
+                   "with that query's raw scores.",
+                   "Attention weights are a distribution over the keys: the softmax of each query's scores makes "
+                   "them positive and makes them sum to 1.")),
     Mistake("scaled_scores",
             "the scores are divided by sqrt(d): that is scaled dot-product attention (chapter 6). Luong's "
             "dot attention uses the plain dot products: `softmax(Q @ K.T)` over the keys.",
-            _scaled),
+            _scaled,
+            hints=("Look at the scores between the dot products and the softmax: is anything done to them on the "
+                   "way?",
+                   "On a small example, compute the dot product of one query with one key by hand and compare it "
+                   "with the score your code passes to the softmax: they should be equal, with no factor between "
+                   "them.",
+                   "Luong's dot attention uses the dot product itself as the score. Dividing by √d is the scaled "
+                   "dot-product attention of chapter 6, not this exercise.")),
     Mistake("softmax_over_queries",
             "the softmax runs over the queries (axis 0), so each column of the weights sums to 1. "
             "Attention normalises each query's scores over the keys: in the row convention use "
             "`softmax(scores, axis=-1)`, so that every row of the (n, m) weights sums to 1.",
-            _softmax_over_queries),
+            _softmax_over_queries,
+            hints=("Look at the axis of your softmax: along which axis of the n × m score matrix does it "
+                   "normalise?",
+                   "On an example with n ≠ m, add up your weights along each row: each row, one query, should sum "
+                   "to 1. Add them along each column too and compare.",
+                   "Each query spreads its attention over the keys, so the softmax normalises each query's scores "
+                   "over the keys: in the row convention, along each row.")),
     Mistake("weights_on_keys",
             "the weights average the keys instead of the values. The keys are only used to compute the "
             "scores; the output is the weighted sum of the values: `weights @ V` in the row convention "
             "(shape (n, d_v)), `V @ weights` in the column convention (shape (d_v, n)).",
-            _weights_on_keys),
+            _weights_on_keys,
+            hints=("Look at the last step, where the weights are used: which matrix do they average?",
+                   "Call your function with keys of size d and values of size d_v, d ≠ d_v, and look at the shape "
+                   "of your output: it should hold d_v numbers per query, the size of a value.",
+                   "The keys only decide the weights, through the scores: the output is the weighted average of the "
+                   "values.")),
     Mistake("columns_normalise_rows",
             "in the column convention each query is a column of K^T Q (shape (m, n)), so the softmax must "
             "run down the columns, `softmax(K.T @ Q, axis=0)`, and every column of the weights sums to 1. "
             "Your weights are normalised along the rows, that is over the queries.",
-            _columns_normalise_rows),
+            _columns_normalise_rows,
+            hints=("Look at the axis of the softmax in `dot_product_attention_columns`: in the m × n score matrix, "
+                   "where are one query's scores?",
+                   "On an example with n ≠ m, add up your weights down each column: each of the n columns, one "
+                   "query, should sum to 1. Add them along each row too and compare.",
+                   "In the column convention every query is a column, so its scores are normalised down that "
+                   "column, over the m keys.")),
     Mistake("columns_row_convention_output",
             "you returned row-convention results: output (n, d_v) and weights (n, m). In the column "
             "convention every vector is a column: return `V @ weights` with shape (d_v, n) and the "
             "weights with shape (m, n), one column per query (the transposes of the row results).",
-            _columns_row_convention_output),
+            _columns_row_convention_output,
+            hints=("Look at the shapes of the arrays `dot_product_attention_columns` returns: in the column "
+                   "convention, what does one column hold?",
+                   "Call it with `Q` of shape d × n, `K` of shape d × m and `V` of shape d_v × m, n ≠ m, and "
+                   "compare the shapes you get with d_v × n for the output and m × n for the weights.",
+                   "In the column convention every vector is a column, the results too: one column of the output "
+                   "and one column of the weights per query.")),
     no_max_subtraction(lambda record: _attention_scores(record)),
 ]
 

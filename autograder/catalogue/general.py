@@ -65,25 +65,53 @@ MISTAKES = [
             "k_j^T W^T q_i, the score of W^T. With W of shape (d_k, d_q), row i of `Q @ W.T` is W q_i, "
             "so the scores k_j^T W q_i of all pairs are `Q @ W.T @ K.T`, shape (n, m). (When d_q != d_k, "
             "`Q @ W` does not even have matching shapes.)",
-            _w_not_transposed),
+            _w_not_transposed,
+            hints=("Look at how `W` enters your scores: which of its two axes meets the query, and which meets the "
+                   "key?",
+                   "With a non-symmetric square `W`, compute k_1^T W q_0 by hand and compare it with entry 0, 1 of "
+                   "your scores. Then try queries and keys of different sizes, d_q ≠ d_k: with `W` of shape "
+                   "d_k × d_q your code should still run.",
+                   "In the contract `W` maps a query into the key space: W q_i has d_k entries, like a key, and the "
+                   "score is its dot product with k_j.")),
     Mistake("w_ignored",
             "W is ignored: your scores are the plain dot products Q K^T, as in dot-product attention. "
             "General attention scores every pair with k_j^T W q_i: compute `Q @ W.T @ K.T`. (When "
             "d_q != d_k the plain dot product is not even defined.)",
-            _w_ignored),
+            _w_ignored,
+            hints=("Look at your score computation: where does `W` appear in it?",
+                   "Call your function twice with the same `Q` and `K` but two different `W`: the scores should "
+                   "change. Try queries and keys of different sizes, d_q ≠ d_k, too.",
+                   "General attention scores each pair with the bilinear form k_j^T W q_i. Without `W` it is the "
+                   "plain dot product of chapter 4.")),
     Mistake("transposed_scores",
             "the score matrix is transposed: you returned K W Q^T, shape (m, n), one row per key. In the "
             "row convention row i holds query i's scores: `Q @ W.T @ K.T`, shape (n, m).",
-            _transposed_scores),
+            _transposed_scores,
+            hints=("Look at how your score matrix is laid out: does it have one row per query or one row per key?",
+                   "Call `general_scores` with 2 queries and 3 keys and look at the shape of the result: it should "
+                   "be 2 × 3, and entry i, j should be k_j^T W q_i, the score of query i against key j.",
+                   "In the row convention the scores are n × m: row i holds query i's scores against all m keys.")),
     Mistake("scaled_scores",
             "the scores are divided by a square root of a dimension: Luong's general attention uses "
             "k_j^T W q_i itself, `softmax(Q @ W.T @ K.T)` over the keys (the scaling belongs to chapter 6).",
-            _scaled),
+            _scaled,
+            hints=("Look at the scores after the bilinear form: is anything done to them before they are returned "
+                   "or passed to the softmax?",
+                   "Compute one score by hand, k_j^T W q_i, and compare it with the matching score of your code: "
+                   "they should be equal, with no factor such as √d_q or √d_k between them.",
+                   "Luong's general score is the bilinear form itself. Dividing by the square root of a dimension "
+                   "is the scaling of chapter 6.")),
     Mistake("softmax_over_queries",
             "the softmax runs over the queries (axis 0), so each column of the weights sums to 1. Each "
             "query's scores must be normalised over the keys: `softmax(scores, axis=-1)`, so that every "
             "row of the (n, m) weights sums to 1.",
-            _softmax_over_queries),
+            _softmax_over_queries,
+            hints=("Look at the axis of your softmax: along which axis of the n × m score matrix does it "
+                   "normalise?",
+                   "On an example with n ≠ m, add up your weights along each row: each row, one query, should sum "
+                   "to 1. Add them along each column too and compare.",
+                   "Each query's scores are normalised over the keys, the last axis of the n × m scores, as in "
+                   "every attention of the row convention.")),
     no_max_subtraction(lambda record: _general(record, normalised=False)),
 ]
 

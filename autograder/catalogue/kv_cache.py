@@ -194,63 +194,134 @@ MISTAKES = [
             "one (a decoder that reads the position off the cache's length then encodes its tokens at "
             "positions 0, 2, 4, ...). Append k_t and v_t once, as row t: "
             "`K = np.concatenate([cache['K'], k[None]])`, and return that cache.",
-            _appended_twice),
+            _appended_twice,
+            hints=("Look at the cache your step returns: how many rows does it gain per step?",
+                   "Decode one token from `empty_cache` and print the shapes of the returned K and V: they should "
+                   "have 1 row each, and after a second step 2 rows.",
+                   "The new token's key and value are appended once, as row t: a cache that held t rows comes "
+                   "back with t + 1, and its number of rows is the next token's position.")),
     Mistake("cache_not_appended",
             "the returned cache is the old one: the new token's key and value were never appended, so "
             "the next step does not see this token and its position is read off a cache that never "
             "grows. Return the cache with k_t and v_t appended as row t, shape (t + 1, d_k) and "
             "(t + 1, d_v).",
-            _not_appended),
+            _not_appended,
+            hints=("Look at the cache your step hands back: is it the one that holds the new token's row?",
+                   "Decode one token from `empty_cache` and print the shape of the returned K: it should be 1 × "
+                   "d_k, not 0 × d_k. Then check that its row is the token's key.",
+                   "The contract's `new_cache` holds the old rows followed by the new token's key and value. The "
+                   "tests look only at the cache returned, never at one changed elsewhere.")),
     Mistake("sequence_cache_not_kept",
             "the cache never grows in decode_sequence: every token is decoded as if it were the first, "
             "at position 0 and attending only to itself. Keep the cache that decode_step returns and "
             "pass it to the next step, `y_t, cache = decode_step(x_t, cache, params)` (and check that "
             "decode_step returns the cache WITH the new row).",
-            _sequence_cache_not_kept),
+            _sequence_cache_not_kept,
+            hints=("Look at how the cache travels from one step to the next in decode_sequence, and at the cache "
+                   "decode_step hands back.",
+                   "Inside the loop of decode_sequence, print the number of rows of the cache's K after each "
+                   "step: it should grow 1, 2, 3, …, and the final cache should hold n rows.",
+                   "Each step has to receive the cache the previous step returned, with its new row: only then "
+                   "does token t attend over tokens 0 to t, at position t.")),
     Mistake("new_row_first",
             "the new key and value rows are put in front of the cache (`np.vstack([k, K])`): the cache "
             "must keep the tokens in order, row t for the token at position t, so append at the end: "
             "`np.vstack([K, k])` and `np.vstack([V, v])`. (y_t is the same either way, since attention "
             "does not depend on the order of the keys, but the cache is wrong for every later step.)",
-            _new_row_first),
+            _new_row_first,
+            hints=("Look at where in the cache the new key and value are placed.",
+                   "Decode two tokens from `empty_cache` and compare row 0 of the cache's K with the first "
+                   "token's key, worked out by hand from its input plus the encoding of position 0: row 0 should "
+                   "belong to position 0.",
+                   "Row j of the cache belongs to position j: the old rows stay first and the new row comes last. "
+                   "y_t alone cannot show this, since attention does not depend on the order of the keys.")),
     Mistake("own_key_left_out",
             "the new token's key and value are appended only after it has attended: its query sees the "
             "t earlier keys but not its own (and the first token, with an empty cache, has nothing to "
             "attend to). Append k_t and v_t first, then attend over all t + 1 rows.",
-            _own_key_left_out),
+            _own_key_left_out,
+            hints=("Look at which keys the new token's query attends over, and at the moment its own key and "
+                   "value join the cache.",
+                   "Decode one token from `empty_cache`: it attends to itself alone, so y_0 should be a "
+                   "finite vector, the token's own value. Then, on a cache of 3 rows, count the weights: "
+                   "there should be 4.",
+                   "The new token is part of its own past: its query attends over all t + 1 keys, the t cached "
+                   "ones and its own, as the contract says.")),
     Mistake("positions_restart_at_zero",
             "every new token is encoded at position 0 (x_t + PE[0]): the position of the token is the "
             "number of rows already in the cache, t = cache['K'].shape[0], so its input is "
             "x_t + sinusoidal_encoding(t + 1, d_model)[t].",
-            _step_variant(position=0, first_step_too=False)),
+            _step_variant(position=0, first_step_too=False),
+            hints=("Look at the position added to each new token before its projections: where does its "
+                   "number come from?",
+                   "Call decode_step on a cache of 3 rows and print the row of the positional encoding it "
+                   "adds to x_t: it should be the row of position 3, which differs from row 0. On the empty "
+                   "cache the two agree.",
+                   "The new token's position is the number of rows already in the cache, t: the token that "
+                   "follows three cached ones is at position 3.")),
     Mistake("causal_mask_hides_past",
             "a causal mask is applied to the single query, and the row it gets (row 0 of the "
             "(t+1) x (t+1) mask) lets it see key 0 only: every token copies the first token's value. "
             "The new token is the LAST position, and every cached key is in its past: use no mask at "
             "all.",
-            _step_variant(only_first_key=True, first_step_too=False)),
+            _step_variant(only_first_key=True, first_step_too=False),
+            hints=("Look at which of the t + 1 keys receive weight from the new token's query.",
+                   "On a cache of 3 rows, print the weights of the new token's query: there should be 4, all "
+                   "positive and summing to 1. See which keys get weight in yours.",
+                   "The new token is the last position, so every cached key is in its past: none of the t + 1 "
+                   "keys is hidden, and no mask is needed.")),
     Mistake("scaled_by_d_model",
             "the scores are divided by sqrt(d_model), the width of x_t; divide by sqrt(d_k), the length "
             "of the query and the keys (`W_q.shape[1]`).",
-            _step_variant(scale="d_model", first_step_too=False)),
+            _step_variant(scale="d_model", first_step_too=False),
+            hints=("Look at the scaling of the scores before the softmax: the square root of which dimension are "
+                   "they divided by?",
+                   "With `W_q` of shape 6 × 4, so that x_t has 6 features and the query 4, print the number the "
+                   "scores are divided by: it should be 2, the square root of 4.",
+                   "The scores are dot products of d_k-dimensional queries and keys, so they are divided by √d_k, "
+                   "while d_model is the dimension of x_t, before the projections.")),
     Mistake("no_scaling",
             "the scores are not scaled: divide them by sqrt(d_k), the length of the query and the keys "
             "(`W_q.shape[1]`), before the softmax (Vaswani et al. 2017, Eq. 1).",
-            _step_variant(scale="none", first_step_too=False)),
+            _step_variant(scale="none", first_step_too=False),
+            hints=("Look at the scores between the query and the keys on their way to the softmax: what happens "
+                   "to them in between?",
+                   "With d_k 4, print the scores your step feeds to the softmax and the plain dot products of the "
+                   "query with each key: the scores should be half of them, divided by √4.",
+                   "Equation 1 of Vaswani et al. divides the scores by √d_k, so that their spread does not grow "
+                   "with the dimension of the queries and keys.")),
     checks.no_max_subtraction(_right_scores),
     Mistake("scaled_by_d_v",
             "the scores are divided by sqrt(d_v), the width of the values; divide by sqrt(d_k), the "
             "length of the query and the keys (`W_q.shape[1]`).",
-            _step_variant(scale="d_v", first_step_too=False)),
+            _step_variant(scale="d_v", first_step_too=False),
+            hints=("Look at the number the scores are divided by before the softmax: which array "
+                   "does it come from?",
+                   "With `W_q` of shape 6 × 4 and `W_v` of shape 6 × 3, print the number the scores are divided "
+                   "by: it should be 2, the square root of 4 from the queries and keys, not √3 from the values.",
+                   "The scaling belongs to the dot product of query and key, a sum of d_k terms. The dimension of "
+                   "the values, d_v, plays no part in the scores.")),
     Mistake("returns_single_array",
             "the contract returns a pair: the output and the new cache, a dict holding the keys and values "
             "with the new rows appended: `return y_t, {\"K\": K, \"V\": V}` (decode_sequence: "
             "`return Y, {\"K\": K, \"V\": V}`).",
-            lambda record: _SINGLE.detect(record)),
+            lambda record: _SINGLE.detect(record),
+            hints=("Look at the return line of your function: how many things does the contract ask "
+                   "it to give back?",
+                   "Decode one token from `empty_cache` and print the type of what your function returns: it "
+                   "should be a pair, the output and a dict holding `K` and `V`, not a single array.",
+                   "The next step needs the new cache, so the contract returns both: first the output (y_t, or Y "
+                   "for decode_sequence), then the cache with its new rows.")),
     Mistake("position_not_added",
             "the position is not added: the input of the token at position t is x_t + PE[t], with "
             "PE = sinusoidal_encoding(t + 1, d_model), before the projections.",
-            _step_variant(position="none")),
+            _step_variant(position="none"),
+            hints=("Look at the input of the three projections: what becomes of x_t before them?",
+                   "Decode one token from `empty_cache`: it attends to itself alone, so y_0 should be its value "
+                   "computed from x_0 with the encoding of position 0 added, as the visible test checks. Compare "
+                   "with the value computed from x_0 alone.",
+                   "x_t arrives without its position: the token at position t enters as x_t plus row t of the "
+                   "sinusoidal encoding, and that sum gives its query, key and value.")),
 ]
 
 

@@ -163,67 +163,158 @@ MISTAKES = [
             "tokens instead of one column slice of every token. Reshape to "
             "(..., n, num_heads, d_head) first, then swap the two middle axes: "
             "`np.swapaxes(X.reshape(*lead, n, num_heads, d_head), -3, -2)`.",
-            _split_no_transpose),
+            _split_no_transpose,
+            hints=("Look at the step that puts the heads on their own axis (in `split_heads`, or wherever "
+                   "`multi_head_attention` cuts the projections into heads): which numbers end up in head 0?",
+                   "Split the visible test's X (tokens [0..5] and [6..11], d_model 6) into 3 heads and print head "
+                   "0: it should hold columns 0 and 1 of every token, [[0, 1], [6, 7]]. Does yours hold numbers "
+                   "of token 0 only?",
+                   "A reshape never moves numbers. It only regroups them in reading order. Each token's row has "
+                   "to be cut into num_heads blocks of d_head first, and only then can the heads axis change "
+                   "places with the tokens axis (Section 8.3).")),
     Mistake("heads_strided_columns",
             "head h does not get the column slice h*d_head:(h+1)*d_head: your heads take every "
             "num_heads-th column (columns h, h + num_heads, ...), because the last axis was "
             "reshaped to (d_head, num_heads) instead of (num_heads, d_head). Reshape each row to "
             "(num_heads, d_head), so that head h is the h-th block of d_head consecutive columns.",
-            _strided),
+            _strided,
+            hints=("Look at how the last axis is cut into heads in `split_heads`, and put back together in "
+                   "`merge_heads`: which columns of the projection does head 0 receive?",
+                   "Split the visible test's X (tokens [0..5] and [6..11]) into 3 heads: head 0 should be "
+                   "[[0, 1], [6, 7]], two consecutive columns. Is yours [[0, 3], [6, 9]]? And does merging the "
+                   "visible test's expected heads give back X?",
+                   "Head h owns d_head consecutive columns, from h × d_head up to (h + 1) × d_head. When the "
+                   "last axis is regrouped, num_heads must be the outer factor and d_head the inner one, the "
+                   "one that runs fastest in reading order.")),
     Mistake("heads_axis_not_moved",
             "split_heads returned (..., n, num_heads, d_head): the heads axis is still after the tokens. "
             "Move it before them, `np.swapaxes(X.reshape(*lead, n, num_heads, d_head), -3, -2)`, so that "
             "each head is a (n, d_head) matrix for the attention.",
-            _heads_axis_not_moved),
+            _heads_axis_not_moved,
+            hints=("Look at the order of the axes in what `split_heads` returns, and compare it with the "
+                   "contract's (..., num_heads, n, d_head).",
+                   "Print the shape of what `split_heads` returns for an array of shape (5, 12) and 3 heads: the "
+                   "contract asks for (3, 5, 4). Where does the axis of size 3 stand in yours?",
+                   "Each head must be an (n, d_head) matrix on which attention can run, so the heads axis "
+                   "stands before the tokens axis. Cutting every row into blocks is only the first of the two "
+                   "steps of Section 8.3.")),
     Mistake("merge_no_transpose",
             "merge_heads reshapes straight to (..., n, d_model) without a transpose. With the "
             "heads axis before the token axis, that glues rows of different tokens together. Swap "
             "the heads and token axes back first, then reshape: "
             "`np.swapaxes(X, -3, -2).reshape(*lead, n, num_heads * d_head)`.",
-            _merge_no_transpose),
+            _merge_no_transpose,
+            hints=("Look at the step that joins the heads back into d_model columns (in `merge_heads`, or at the "
+                   "end of `multi_head_attention`): which numbers end up in row 0 of the result?",
+                   "Merge the visible test's expected heads, [[0, 1], [6, 7]], [[2, 3], [8, 9]] and "
+                   "[[4, 5], [10, 11]]: row 0 should be token 0, [0, 1, 2, 3, 4, 5]. Does yours contain 6 or 7, "
+                   "numbers of token 1?",
+                   "Merging undoes splitting, its steps in reverse order: the heads axis goes back after the "
+                   "tokens axis before the last two axes are joined, so that each row gathers the slices of one "
+                   "token (Section 8.3).")),
     Mistake("scaled_by_d_model",
             "the scores are divided by sqrt(d_model); each head must be scaled by sqrt(d_head), "
             "the length of ITS queries and keys (d_head = d_model // num_heads). Dividing by "
             "sqrt(d_model) makes every head's weights too flat.",
-            _mha_variant(scale="d_model")),
+            _mha_variant(scale="d_model"),
+            hints=("Look at the number by which each head's scores are divided: which dimension is it computed "
+                   "from?",
+                   "Take d_model 12 and 3 heads: then d_head is 4, and each head's scores should be its dot "
+                   "products divided by 2. Print the divisor your code uses in this case: is it √12, about 3.46?",
+                   "A head's dot products sum d_head products, not d_model, so its scores are scaled by the "
+                   "square root of the dimension of its own queries and keys. A larger divisor makes every "
+                   "head's weights too flat (Section 8.4).")),
     Mistake("no_scaling",
             "the scores are not scaled: divide each head's `Q_h @ K_h^T` by sqrt(d_head), with "
             "d_head = d_model // num_heads.",
-            _mha_variant(scale="none")),
+            _mha_variant(scale="none"),
+            hints=("Look at what happens to each head's scores between the product of its queries and keys and "
+                   "the softmax.",
+                   "Print one head's scores just before the softmax next to the plain dot products of its queries "
+                   "and keys: with d_model 12 and 3 heads (d_head 4) the scores should be half the dot products. "
+                   "Are yours the dot products themselves?",
+                   "Each head is scaled dot-product attention (chapter 6): its dot products of d_head terms are "
+                   "divided by √d_head before the softmax, so that their spread does not grow with the "
+                   "dimension.")),
     Mistake("scaled_otherwise",
             "each head's scores must be divided by sqrt(d_head), the length of its queries and keys "
             "(d_head = d_model // num_heads): `scores = Q_h @ K_h^T / np.sqrt(d_head)`.",
-            _mha_variant(scale=OTHER_SCALE_FITTED)),
+            _mha_variant(scale=OTHER_SCALE_FITTED),
+            hints=("Look at the number by which each head's scores are divided (or multiplied): which quantity is "
+                   "it computed from, and how?",
+                   "With d_model 12 and 3 heads (d_head 4), divide a head's plain dot products by its scores just "
+                   "before the softmax: the ratio should be √d_head, which is 2. What ratio does your code give?",
+                   "The scale of chapter 6 is the square root of the dimension of the vectors whose dot "
+                   "products form the scores. In a head those are its queries and keys, of dimension d_head.")),
     Mistake("missing_wo",
             "the output projection W_o is missing: the result is Concat(head_1, ..., head_h), but "
             "multi-head attention returns Concat(head_1, ..., head_h) @ W_o. Multiply the merged "
             "heads by W_o.",
-            _mha_variant(wo=False)),
+            _mha_variant(wo=False),
+            hints=("Look at the last step of `multi_head_attention`, after the heads are merged: what happens to "
+                   "the merged heads before they are returned?",
+                   "Call it twice on the same inputs, once with `W_o` the identity matrix and once with a random "
+                   "`W_o`: the two outputs should differ. Do yours?",
+                   "The output is the concatenation of the heads multiplied by `W_o`: through its own block of "
+                   "rows of `W_o` each head writes into all d_model output columns, and the heads' "
+                   "contributions add up (Section 8.5).")),
     Mistake("weights_averaged_over_heads",
             "the weights are averaged over the heads. Return every head's weights, shape "
             "(..., num_heads, n, m); the average hides what each head attends to.",
-            _mha_variant(average=True)),
+            _mha_variant(average=True),
+            hints=("Look at the weights you return: what shape do they have, and what does the contract ask for?",
+                   "Call it with 3 heads, 4 queries and 6 keys and print the shape of the weights: the contract "
+                   "asks for (3, 4, 6), one (n, m) matrix per head. How many (n, m) matrices does yours hold?",
+                   "A multi-head layer returns one weight matrix per head: each head has its own distribution "
+                   "over the keys, and one matrix for all of them would hide what each head attends to (Section "
+                   "8.7).")),
     Mistake("single_head",
             "your weights have no heads axis: the attention ran once over the whole d_model columns. "
             "Split Q, K and V into num_heads heads of d_head = d_model // num_heads columns, attend in each "
             "head (scaled by sqrt(d_head)), merge the heads and multiply by W_o; return the weights of every "
             "head, shape (..., num_heads, n, m).",
-            _single_head),
+            _single_head,
+            hints=("Look at the path from the projections to the weights you return: where are the queries, keys "
+                   "and values cut into num_heads heads, and does a heads axis reach the weights?",
+                   "With d_model 12, 3 heads, 4 queries and 6 keys, print the shapes of your queries just before "
+                   "the scores and of the weights you return: they should be (3, 4, 4), one (n, d_head) matrix "
+                   "per head, and (3, 4, 6).",
+                   "Multi-head attention runs scaled dot-product attention separately in every head, on d_head "
+                   "columns of the queries, keys and values, and returns the weights of all the heads along "
+                   "their own axis.")),
     Mistake("softmax_over_queries",
             "each head's softmax runs over the queries (axis -2), so each column of its weights sums to 1. "
             "Each query's scores must be normalised over the keys: `softmax(scores, axis=-1)`, so that every "
             "row of every head's (n, m) weights sums to 1.",
-            _mha_variant(softmax_axis=-2)),
+            _mha_variant(softmax_axis=-2),
+            hints=("Look at the softmax of each head's scores: along which axis does it normalise?",
+                   "Sum one head's weights along the last axis, the keys': each of the n sums should be 1. Then "
+                   "sum along the axis before it, the queries': which of the two gives ones in your answer?",
+                   "Each query distributes its attention over the keys, so every row of a head's (n, m) weights "
+                   "is one softmax, over that query's m scores.")),
     Mistake("mask_not_broadcast_over_heads",
             "the batched mask (..., n, m) was applied to scores of shape (..., num_heads, n, m) "
             "without a heads axis, so it could not be broadcast (with as many batch entries as "
             "heads it would silently mask head b with batch entry b's mask). Give the mask an axis "
             "for the heads: `mask[..., None, :, :]`, shape (..., 1, n, m).",
-            _mask_not_broadcast),
+            _mask_not_broadcast,
+            hints=("Look at the line where the mask meets the scores: what are the shapes of the two arrays "
+                   "there?",
+                   "With a batch of 2, 3 heads, 4 queries, 6 keys and a mask of shape (2, 4, 6), print the shapes "
+                   "of the mask and of the scores where they are combined. NumPy aligns shapes from the right: "
+                   "which axis of the mask meets the heads axis?",
+                   "The same mask applies to every head, so it needs an axis of size 1 where the scores have "
+                   "their heads axis. Broadcasting then copies it over the heads, for a batched mask as for an "
+                   "(n, m) one (Section 8.4).")),
     Mistake("mask_ignored",
             "the `mask` argument is ignored: blocked keys still get weight. Before the softmax, set "
             "the scores where the mask is False to -np.inf, the same mask for every head.",
-            _mask_ignored),
+            _mask_ignored,
+            hints=("Look at what your function does with its `mask` argument between the scores and the softmax.",
+                   "Call it with a causal mask (n × n, True on and below the diagonal) and print one head's "
+                   "weights: every weight above the diagonal should be exactly 0. Are yours?",
+                   "A blocked key must get weight exactly 0 in every head: the scores it blocks are set aside "
+                   "before the softmax, so that the weights of the visible keys alone sum to 1 (Section 7.3).")),
     masked_weight_not_zero(_visible_per_head),
     no_max_subtraction(lambda record: _mha(record, scores=True)),
 ]

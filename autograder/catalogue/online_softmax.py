@@ -139,46 +139,109 @@ FULL_MATRIX_FIX = N_(
 
 MISTAKES = [
     modifies_input(N_("`Q *= scale` or `Q /= np.sqrt(d)`"), "`scores = Q @ K_block.T / np.sqrt(d)`"),
-    Mistake("full_score_matrix", FULL_MATRIX_FIX, _full_score_matrix, even_if_close=True),
+    Mistake("full_score_matrix", FULL_MATRIX_FIX, _full_score_matrix, even_if_close=True,
+            hints=("Look at the largest arrays your function creates, before and during the loop over the blocks: "
+                   "how many numbers does each hold, compared with one (n, block_size) block of scores?",
+                   "The visible test measures the peak with `tracemalloc` for n 512, m 1024 and block_size 32. "
+                   "Divide your peak by one float64 block, 8 × n × block_size bytes: it should be a few blocks, "
+                   "far from the m / block_size blocks of a whole (n, m) matrix. How many is it?",
+                   "Only one block of scores may exist at a time: each block's scores and exponentials are "
+                   "folded into the running maximum, the running sum and the (n, d_v) output, then dropped "
+                   "before the next block (Section 9.4).")),
     Mistake("no_scale",
             "the scores are not scaled: the result equals softmax(Q K^T) V. Divide every block of "
             "scores by sqrt(d), where d = Q.shape[1], before taking the maximum and the exponential.",
-            _no_scale),
+            _no_scale,
+            hints=("Look at how each block's scores are computed from `Q` and the block of keys, before the "
+                   "maximum and the exponential are taken.",
+                   "On the small example of the notebook, compare your output with the naive result (the softmax "
+                   "of Q K^T / √d, times V) and with the same formula without the division by √d: which of the "
+                   "two does yours match?",
+                   "Every score is a dot product of d numbers, so, as in chapter 6, it is divided by √d before "
+                   "the softmax. Working block by block changes where the scores are kept, not their formula.")),
     Mistake("scale_by_d",
             "the scores are divided by d instead of sqrt(d). Scaled dot-product attention divides "
             "Q K^T by the square root of the key dimension: `/ np.sqrt(d)`.",
-            _scale_by_d),
+            _scale_by_d,
+            hints=("Look at the number by which each block's scores are divided.",
+                   "With d 4, the scores should be the plain dot products Q K^T divided by 2. Print one block's "
+                   "scores next to the dot products with the same keys: what is the ratio in your code?",
+                   "Scaled dot-product attention divides by the square root of d, the dimension of the queries "
+                   "and keys, so that the scores keep a spread of about 1 whatever d is (chapter 6).")),
     Mistake("no_rescale",
             "the running sum and the output accumulator are not rescaled when the running max "
             "changes. Both were computed relative to the old maximum: when a block raises it from "
             "m_old to m_new, multiply the running sum AND the accumulated output by "
             "exp(m_old - m_new) before adding the new block's terms.",
-            _no_rescale),
+            _no_rescale,
+            hints=("Look at what happens to the running sum and to the running output when a block raises a "
+                   "query's running maximum.",
+                   "On the same small inputs, compare your output for block_size m (one block: nothing to "
+                   "rescale) with block_size 1: they should agree to about 1e-16. Print the running maximum after "
+                   "each block too: do the two start to differ where it grows?",
+                   "The running sum and the running output are both measured relative to the current maximum: "
+                   "when it grows from an old to a new value, both are multiplied by the same correction "
+                   "factor, the exponential of old minus new (Section 9.4).")),
     Mistake("last_block_dropped",
             "the last block of keys is missing: your loop stops before the final, shorter block "
             "when m is not a multiple of block_size (for example `range(m // block_size)`). Loop "
             "with `for start in range(0, m, block_size)` and slice `K[start:start + block_size]`; "
             "the last slice is simply shorter.",
-            _last_block_dropped),
+            _last_block_dropped,
+            hints=("Look at the bounds of your loop over the blocks: which keys does the last iteration see?",
+                   "Call it with m 10 keys and block_size 4 and print the keys each block uses: the blocks should "
+                   "be keys 0 to 3, 4 to 7 and 8 to 9, every key exactly once. Which keys does your loop never "
+                   "reach?",
+                   "Every one of the m keys takes part in the softmax. When block_size does not divide m the "
+                   "last block is simply shorter, and a slice that runs past the end of `K` just stops there.")),
     Mistake("per_block_softmax",
             "each block is normalised on its own: you take a separate softmax over every block and "
             "add (or average) the block outputs. The softmax must be normalised over ALL m keys: keep "
             "one running max and one running sum per query across the blocks and divide once, at the end.",
-            _per_block_softmax),
+            _per_block_softmax,
+            hints=("Look at what your loop carries from one block to the next, and at where the division by a sum "
+                   "of exponentials takes place.",
+                   "Compare your output for block_size 1 with the one for block_size m on the same small inputs: "
+                   "they should agree. With block_size 1, does your output still change when you change `Q`?",
+                   "The softmax of a query is normalised over all its m scores: across the blocks only a "
+                   "running maximum, a running sum and an unnormalised running output are carried, and the one "
+                   "division comes after the last block (Section 9.4).")),
     Mistake("no_final_division",
             "the output is not normalised: you return the accumulated sum of exp(s - max) v without "
             "dividing it by the running sum of exp(s - max). Divide each query's row by its running "
             "sum at the end.",
-            _no_final_division),
+            _no_final_division,
+            hints=("Look at the end of your function, after the last block: what is done with the running output "
+                   "before it is returned?",
+                   "Call it with `V` all ones (d_v 1): attention averages the values, so every output should be "
+                   "1, up to rounding, whatever `Q` and `K` are. What do you get?",
+                   "The running output is a sum of values weighted by the exponentials of the scores minus the "
+                   "maximum. The softmax average is that sum divided by the running sum of the same "
+                   "exponentials, once per query at the end.")),
     Mistake("no_max_subtraction",
             "overflow: `np.exp` of a large score is `inf`, and `inf / inf` is `nan`. Subtract the "
             "running maximum before `np.exp` (and rescale by exp(m_old - m_new) when it changes).",
-            _no_max_subtraction),
+            _no_max_subtraction,
+            hints=("Look at every `np.exp` in your function: what is the largest number each one can receive?",
+                   "Call it as the visible test does, with the query [30, 0] and the keys [40, 0], [-40, 0] and "
+                   "[39, 0] (scores of about 850), and print the largest argument of each `np.exp`: above about "
+                   "709 it returns inf. Where does inf appear first?",
+                   "Softmax does not change when the same number is subtracted from all of a query's scores: "
+                   "subtracting the running maximum keeps every exponent at or below 0, and the correction "
+                   "factor's exponent, old minus new, is at or below 0 too (Section 9.2).")),
     Mistake("max_init_zero",
             "the running maximum starts at 0 instead of -inf: for a query whose scores are all very "
             "negative (below about -745), exp(score - 0) underflows to 0, the running sum stays 0 and "
             "0 / 0 gives `nan`. Start the running maximum at `-np.inf` so that the first block sets it.",
-            _max_init_zero),
+            _max_init_zero,
+            hints=("Look at the value your running maximum starts from, and at what is subtracted from a query's "
+                   "scores before `np.exp`.",
+                   "Call it on a query whose scores are all about -1000, for example one pointing away from every "
+                   "key, and print its running maximum and running sum after the first block: they should be its "
+                   "own largest score and a sum of at least 1.",
+                   "What is subtracted must be each query's own largest score so far, so that its largest "
+                   "exponential is 1 and its sum never falls to 0. Before the first block no score has been "
+                   "seen, and only minus infinity lies below every score.")),
 ]
 
 

@@ -150,84 +150,174 @@ MISTAKES = [
             "(n, d_model), one row per position (the row convention: row pos is added to the embedding "
             "of the token at position pos). Put the positions on axis 0: "
             "`angles = np.arange(n)[:, None] * theta[None, :]`, shape (n, d_model / 2).",
-            _axes_swapped),
+            _axes_swapped,
+            hints=("Look at the shape of the array `sinusoidal_encoding` returns: which axis holds the positions?",
+                   "Print the shape of your encoding for 3 positions and d_model 4: the contract asks for (3, 4), "
+                   "one row per position. Is yours (4, 3)?",
+                   "The book's row convention: row pos of the encoding is added to the embedding of the token "
+                   "at position pos, so the positions run along axis 0 and the d_model dimensions along axis 1.")),
     Mistake("sin_cos_swapped",
             "sine and cosine are swapped: the even columns hold cosines and the odd columns sines, so "
             "row 0 is [1, 0, 1, 0, ...] instead of [0, 1, 0, 1, ...]. PE[pos, 2i] = sin(pos * theta_i) "
             "and PE[pos, 2i+1] = cos(pos * theta_i).",
-            _encoding_variant(swap=True)),
+            _encoding_variant(swap=True),
+            hints=("Look at which function fills the even columns of the encoding and which fills the odd ones.",
+                   "Print row 0 of your encoding, position 0: it should be [0, 1, 0, 1, ...], since sin 0 is 0 "
+                   "and cos 0 is 1. What do your even columns hold?",
+                   "In pair i the sine goes into column 2i, the even one, and the cosine into column 2i+1, the "
+                   "odd one (Section 10.2).")),
     Mistake("exponent_i_over_d_model",
             "the frequencies are 10000 ** (-i / d_model), not 10000 ** (-2i / d_model): the exponent is "
             "i / d_model instead of 2i / d_model (or the base is 100 instead of 10000, which gives the same "
             "numbers). Pair i of columns (2i, 2i+1) must use theta_i = 10000 ** (-2i / d_model), so the "
             "exponents run 0, 2/d, 4/d, ... up to (d - 2)/d; with i / d_model the slowest pair is far too fast. "
             "Use `10000 ** (-np.arange(0, d_model, 2) / d_model)`.",
-            _encoding_variant(exponent="i")),
+            _encoding_variant(exponent="i"),
+            hints=("Look at the exponent of 10000 in your frequencies: what does it give for the last pair of "
+                   "columns?",
+                   "For d_model 4 the second pair (columns 2 and 3) should use the frequency 10000 to the power "
+                   "minus 2/4, which is 0.01: row 1 of the visible test is [sin 1, cos 1, sin 0.01, cos 0.01]. "
+                   "What is your row 1?",
+                   "Pair i has the exponent 2i / d_model, where 2i is the index of its even column, so the "
+                   "exponents run 0, 2/d_model, 4/d_model and so on, and the slowest pair's wavelength comes "
+                   "close to 10000 × 2π (Section 10.2).")),
     Mistake("frequency_per_column",
             "every column has its own frequency, a power of 10000 that changes with j, the column index, so "
             "the sine and the cosine of a pair no longer share one angle. Columns 2i and 2i+1 share "
             "theta_i = 10000 ** (-2i / d_model): compute d_model / 2 angles per position and take the "
             "sine and the cosine of each (in a loop over the columns j, the exponent is "
             "`2 * (j // 2) / d_model`).",
-            _sinusoidal_fitted("column")),
+            _sinusoidal_fitted("column"),
+            hints=("Look at where the frequency of each column is computed: which index does it depend on, the "
+                   "column's or the pair's?",
+                   "For a few positions, add the squares of columns 0 and 1, then of columns 2 and 3: if a pair's "
+                   "sine and cosine share one angle, sine squared plus cosine squared is 1 in every row. What do "
+                   "you get?",
+                   "Columns 2i and 2i+1 share the angle pos × theta_i: there are d_model / 2 frequencies, one "
+                   "per pair, not one per column (Section 10.2).")),
     Mistake("exponent_other",
             "the frequencies are not the contract's theta_i = 10000 ** (-2i / d_model), one per pair of "
             "columns: the sine in column 2i and the cosine in column 2i+1 share it. Check the base (10000, "
             "where another base scales every exponent) and the exponent: the 2i of the formula is the even "
             "column index, which `np.arange(0, d_model, 2)` already holds. Compute the d_model / 2 frequencies "
             "at once: `10000 ** (-np.arange(0, d_model, 2) / d_model)`.",
-            _sinusoidal_fitted("pair", named_elsewhere=(1.0, 2.0))),
+            _sinusoidal_fitted("pair", named_elsewhere=(1.0, 2.0)),
+            hints=("Look at how the frequencies are computed: the base and the exponent that pair i gets.",
+                   "Print the frequencies your code computes for d_model 4: they should be 1 and 0.01 (10000 to "
+                   "the power minus 2/4), as row 1 of the visible test, [sin 1, cos 1, sin 0.01, cos 0.01], "
+                   "shows. What is your second one?",
+                   "The exponent is 2i / d_model, with 2i the index of the pair's even column, running 0, "
+                   "2/d_model, 4/d_model and so on. An index doubled once too often, or a base other than "
+                   "10000, stretches every exponent by the same factor.")),
     Mistake("halves_concatenated",
             "the sines fill the first half of the columns and the cosines the second half. The encoding "
             "interleaves them: sines in the EVEN columns 0, 2, 4, ... and cosines in the ODD columns "
             "1, 3, 5, ...; assign `PE[:, 0::2] = np.sin(angles)` and `PE[:, 1::2] = np.cos(angles)`.",
-            _encoding_variant(layout="halves")),
+            _encoding_variant(layout="halves"),
+            hints=("Look at how the sines and the cosines are placed into the columns of the encoding.",
+                   "Print row 0 for d_model 6: it should be [0, 1, 0, 1, 0, 1], sines and cosines alternating. Is "
+                   "yours [0, 0, 0, 1, 1, 1]?",
+                   "The sines go into the even columns 0, 2, 4, ... and the cosines into the odd columns 1, 3, "
+                   "5, ..., so the sine and the cosine of a pair sit side by side (Section 10.2).")),
     Mistake("positions_from_one",
             "the positions start at 1: row 0 must be position 0, whose encoding is [0, 1, 0, 1, ...]. "
             "Use `np.arange(n)`, not `np.arange(1, n + 1)`.",
-            _encoding_variant(start=1)),
+            _encoding_variant(start=1),
+            hints=("Look at the positions your rows stand for: which position does row 0 encode?",
+                   "Print row 0: position 0 gives [0, 1, 0, 1, ...], because sin 0 is 0 and cos 0 is 1. Does your "
+                   "row 0 hold what row 1 should hold?",
+                   "Positions and column indices start at 0 in the contract: row pos encodes position pos, for "
+                   "pos from 0 to n - 1.")),
     Mistake("multiplied_not_divided",
             "the position is multiplied by 10000 ** (2i / d_model) instead of divided by it: the angle "
             "is pos / 10000 ** (2i / d_model) = pos * theta_i, which shrinks with i (the wavelengths "
             "grow from 2 pi to 10000 * 2 pi).",
-            _encoding_variant(divide=False)),
+            _encoding_variant(divide=False),
+            hints=("Look at how the position and the power of 10000 are combined into an angle.",
+                   "Print the angles of position 1 for d_model 4: they should be 1 and 0.01, shrinking from pair "
+                   "to pair. Do yours grow instead?",
+                   "The angle is pos divided by 10000 to the power 2i / d_model, that is pos times theta_i with "
+                   "theta_i at most 1, so the wavelengths grow from 2π to 10000 × 2π (Section 10.2).")),
     Mistake("rotary_clockwise",
             "the rotation goes the wrong way (clockwise): the sign of the sine is flipped, which is "
             "the same as rotating by -positions. Counter-clockwise by the angle a is "
             "x'_2i = x_2i cos a - x_2i+1 sin a, x'_2i+1 = x_2i sin a + x_2i+1 cos a.",
-            _rotary_variant(sign=-1.0)),
+            _rotary_variant(sign=-1.0),
+            hints=("Look at the signs in your two rotation formulas, the one for the even column of a pair and "
+                   "the one for the odd column.",
+                   "Rotate the row [1, 0, 1, 0] to position 1, as in the visible test: counter-clockwise, pair 0 "
+                   "becomes [cos 1, sin 1], so column 1 is positive, about 0.84. What sign does your column 1 "
+                   "have?",
+                   "A counter-clockwise rotation by an angle a takes (1, 0) to (cos a, sin a) and (0, 1) to "
+                   "(-sin a, cos a). Turning the other way is the same as rotating by the negative positions.")),
     Mistake("rotary_half_split",
             "column i is paired with column i + d/2 (the 'half-split' layout of GPT-NeoX and LLaMA "
             "code). This exercise uses RoFormer's interleaved pairs: column 2i with column 2i+1, "
             "`X[..., 0::2]` with `X[..., 1::2]`.",
-            _rotary_variant(layout="halves")),
+            _rotary_variant(layout="halves"),
+            hints=("Look at which two columns your code rotates together as one pair.",
+                   "Rotate the row [1, 0, 0, 0] (d 4) to position 1: with interleaved pairs only columns 0 and 1 "
+                   "change, to cos 1 and sin 1, and columns 2 and 3 stay 0. Which column receives sin 1 in yours?",
+                   "Pair i is the even column 2i and the odd column 2i+1 right after it, the interleaved layout "
+                   "of RoFormer that the contract uses (Section 10.7).")),
     Mistake("rotary_output_not_interleaved",
             "the pairs (2i, 2i+1) are rotated correctly, but the results are stored as two halves "
             "(all rotated even columns, then all rotated odd columns). Write them back where they came "
             "from: `out[..., 0::2] = ...` and `out[..., 1::2] = ...`.",
-            _rotary_variant(output="halves")),
+            _rotary_variant(output="halves"),
+            hints=("Look at where the rotated values are written in the result: in which columns do they land?",
+                   "Call it on a random row with d 4 at position 0: a rotation by the angle 0 moves nothing, so "
+                   "the row should come back unchanged. Does it, column by column?",
+                   "The rotated pair goes back into the columns 2i and 2i+1 it came from, so the result has the "
+                   "layout of `X`, one pair after another.")),
     Mistake("rotary_exponent_i_over_d",
             "the frequencies are 10000 ** (-i / d) instead of theta_i = 10000 ** (-2i / d) for pair i (an "
             "exponent of i / d, or a base of 100 instead of 10000, which gives the same numbers): the pairs "
             "(2i, 2i+1) use the frequencies of the sinusoidal encoding with d_model = d. Use "
             "`10000 ** (-np.arange(0, d, 2) / d)`.",
-            _rotary_variant(exponent="i")),
+            _rotary_variant(exponent="i"),
+            hints=("Look at the frequencies theta_i your rotation uses: what exponent of 10000 does pair i get?",
+                   "Rotate the row [1, 0, 1, 0] to position 1, as in the visible test: pair 1 should turn by 0.01 "
+                   "radian, to [cos 0.01, sin 0.01] in columns 2 and 3. By what angle does yours turn?",
+                   "RoPE uses the frequencies of the sinusoidal encoding with d in place of d_model: theta_i is "
+                   "10000 to the power minus 2i / d, one per pair, from 1 down to nearly 1 / 10000 (Section "
+                   "10.7).")),
     Mistake("rotary_exponent_other",
             "the frequencies are not the contract's theta_i = 10000 ** (-2i / d) for pair i: check the base "
             "(10000, where another base scales every exponent) and the exponents, which run 0, 2/d, 4/d, ... up "
             "to (d - 2)/d. Use `10000 ** (-np.arange(0, d, 2) / d)`.",
             _exponent_fitted("apply_rotary", lambda record, exponent: _rotate(*record.args[:2], exponent=exponent),
-                             "pair", named_elsewhere=(1.0, 2.0))),
+                             "pair", named_elsewhere=(1.0, 2.0)),
+            hints=("Look at how theta_i is computed: the base and the exponent that pair i gets.",
+                   "Print the frequencies your code uses for d 4: they should be 1 and 0.01, so that the row "
+                   "[1, 0, 1, 0] at position 1 becomes [cos 1, sin 1, cos 0.01, sin 0.01], as in the visible "
+                   "test. What is your second one?",
+                   "The exponent of pair i is 2i / d, with 2i the index of its even column, running 0, 2/d, 4/d "
+                   "and so on. An index doubled once too often, or a base other than 10000, stretches every "
+                   "exponent by the same factor.")),
     Mistake("rotary_row_index_not_positions",
             "row j is rotated by its row index j, not by positions[j]. The positions need not be "
             "0, 1, ..., n-1 (a decoder rotates its new token by its own position, e.g. [5]): use "
             "`np.asarray(positions)[:, None] * theta`.",
-            _row_index),
+            _row_index,
+            hints=("Look at which numbers your angles are built from: the `positions` argument, or something "
+                   "else?",
+                   "Call it on a single row with `positions` [5]: the row should turn by 5 × theta_i in every "
+                   "pair. Does it come back unchanged, as if its position were 0?",
+                   "Row j turns by positions[j], whatever its place in the array: a decoder rotates its one new "
+                   "token by that token's own position in the sequence (Section 10.7).")),
     Mistake("rotary_leading_axes_ignored",
             "your function works on an (n, d) array but not on (..., n, d) with leading axes (a batch, "
             "heads). Index the last axis from the end, `X[..., 0::2]` and `X[..., 1::2]`, take the "
             "width as `X.shape[-1]`, and let the (n, d/2) angles broadcast over the leading axes.",
-            _leading_axes),
+            _leading_axes,
+            hints=("Look at the lines that read the shape of `X` or index its axes: which of them assume that `X` "
+                   "has exactly two axes?",
+                   "Call it on an array of shape (2, 3, 6) with positions [4, 5, 6], as in the visible test, and "
+                   "on each of its two (3, 6) slices: the result should have shape (2, 3, 6) and hold the two "
+                   "slices' results.",
+                   "`X` may have any number of leading axes (batches, heads): the columns are always the last "
+                   "axis and the rows the one before it, and the (n, d/2) angles broadcast over the rest.")),
     modifies_input(N_("`X[..., 0::2] = ...` on the input"), N_("`out = np.empty(X.shape)`, then fill `out`")),
 ]
 

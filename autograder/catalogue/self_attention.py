@@ -116,56 +116,117 @@ MISTAKES = [
             "triangle), so query i attends to later tokens and never to earlier ones. A decoder "
             "may only look back: the mask must be True where j <= i, the lower triangle with the "
             "diagonal, `np.tril(np.ones((n, n), dtype=bool))`.",
-            _upper_triangle),
+            _upper_triangle,
+            hints=("Look at which keys your causal masking lets query i see: those on which side of the diagonal of "
+                   "the n × n mask?",
+                   "Print `causal_mask` for 3 tokens: row 0 should be True only in column 0, row 2 in all three "
+                   "columns. With `causal` True, row 0 of the weights of `self_attention` should be 1 at key 0 "
+                   "and 0 elsewhere.",
+                   "A decoder may only look back: query i may attend to the keys j ≤ i, itself and the tokens "
+                   "before it, never to a later one.")),
     Mistake("causal_true_means_blocked",
             "the causal mask is inverted: it is True where j > i, the positions to BLOCK (the "
             "convention of some libraries). In this book True means 'this query may attend to this "
             "key', so the mask must be True where j <= i: `np.tril(np.ones((n, n), dtype=bool))`.",
-            _true_means_blocked),
+            _true_means_blocked,
+            hints=("Look at how True and False are read in your causal masking, in the mask you build and where you "
+                   "apply it: which value lets a query attend to a key?",
+                   "Print `causal_mask` for 3 tokens and count the True entries of each row: row i should have "
+                   "i + 1 of them, columns 0 to i. With `causal` True, query 0 of `self_attention` should put all "
+                   "its weight on key 0.",
+                   "In this book a mask is True where attention is allowed, so the causal mask is True on and below "
+                   "the diagonal.")),
     Mistake("causal_diagonal_excluded",
             "the diagonal is excluded from the causal mask (True only where j < i): a token cannot "
             "attend to itself, and the first token has no visible key at all, so its weights are "
             "nan (or uniform). Include the diagonal: True where j <= i, `np.tril(..., k=0)`.",
-            _diagonal_excluded),
+            _diagonal_excluded,
+            hints=("Look at the diagonal of your causal mask, where query and key are the same token: what does it "
+                   "hold?",
+                   "Print `causal_mask` for 3 tokens and look at row 0: the first token should see exactly one key. "
+                   "With `causal` True, query 0 of `self_attention` should put weight 1 on key 0.",
+                   "Query i may attend to the keys j ≤ i, the tokens before it and itself, so even the first token "
+                   "has one visible key.")),
     Mistake("mask_not_boolean",
             "the mask holds numbers (0 and 1), not booleans: `~mask` and `np.where(mask, ...)` then "
             "do not mean what you expect, and the contract asks for a bool array. Build it with "
             "`dtype=bool`, for example `np.tril(np.ones((n, n), dtype=bool))`.",
             lambda record: record.function == "causal_mask" and record.got is not None and record.kinds[:1] != ("b",),
-            even_if_close=True),
+            even_if_close=True,
+            hints=("Look at the type of the array `causal_mask` returns: what is its `dtype`?",
+                   "Print the `dtype` of your mask for 3 tokens: it should be bool. Invert it with the tilde "
+                   "operator and compare: on a bool array it swaps True and False, on numbers it does not.",
+                   "The contract asks for a boolean mask: NumPy reads booleans as a selection of entries, and 0 "
+                   "and 1 as numbers.")),
     Mistake("causal_flag_ignored",
             "with `causal=True` the weights are not masked: every query still attends to later "
             "tokens. When `causal` is True, replace the scores where the causal mask is False by "
             "`-np.inf` (for example `np.where(causal_mask(n), scores, -np.inf)`) before the softmax.",
-            _flag_ignored),
+            _flag_ignored,
+            hints=("Look at what `self_attention` does with its `causal` argument: does it change the scores?",
+                   "Call it on the same `X` with `causal` False and with `causal` True: the weights should differ, "
+                   "and with True every weight above the diagonal should be exactly 0.",
+                   "With `causal` True query i may attend only to the keys j ≤ i: every later key gets weight "
+                   "exactly 0.")),
     Mistake("wq_for_keys",
             "the keys are computed with `W_q`: `K = X @ W_q` makes the scores `Q Q^T`, a symmetric "
             "matrix, so query i and query j always score each other alike. Queries, keys and values "
             "each have their own matrix: `Q = X @ W_q`, `K = X @ W_k`, `V = X @ W_v`.",
-            _wq_for_keys),
+            _wq_for_keys,
+            hints=("Look at how you compute the keys: which projection matrix do they use?",
+                   "Without `causal`, print the scores your code passes to the softmax on a small random example: "
+                   "with distinct `W_q` and `W_k` the score matrix should not be symmetric.",
+                   "Queries, keys and values each come from `X` through their own matrix, `W_q`, `W_k` and `W_v`, "
+                   "so a query and a key of one token can differ.")),
     Mistake("no_scaling",
             "the scores are not scaled: divide `Q @ K.T` by `sqrt(d_k)`, where `d_k = W_q.shape[1]` "
             "is the length of a query (chapter 6). Without it the softmax saturates as d_k grows.",
-            _no_scaling),
+            _no_scaling,
+            hints=("Look at the scores just before the softmax: what are they divided by?",
+                   "With `W_q` and `W_k` of 4 columns, d_k equal to 4, compare one score your code passes to the "
+                   "softmax with the dot product of that query and key: it should be half of it, divided by √4.",
+                   "Self-attention is scaled dot-product attention: the scores are divided by √d_k, the square root "
+                   "of the dimension of a query vector (chapter 6).")),
     Mistake("scaled_by_d_model",
             "the scores are divided by `sqrt(d_model)` (the width of X), not by `sqrt(d_k)`. The "
             "scale is the length of the vectors in the dot product, the query and key length "
             "`d_k = W_q.shape[1]`.",
-            _scaled_by_d_model),
+            _scaled_by_d_model,
+            hints=("Look at the number you divide the scores by: which array's shape does it come from?",
+                   "Take `X` with 9 columns and `W_q` and `W_k` with 4, so that d_model is 9 and d_k is 4, and "
+                   "print the number your code divides the scores by: it should be 2, whatever the width of `X`.",
+                   "The factor comes from the dot products of queries with keys, of d_k terms each. d_model is the "
+                   "dimension of the tokens before the projection.")),
     Mistake("masked_after_softmax",
             "the mask is applied after the softmax (the weights are multiplied by the mask), so the "
             "rows no longer sum to 1. Mask the SCORES before the softmax: set the blocked scores to "
             "`-np.inf`, then the remaining weights are renormalised automatically.",
-            _masked_after_softmax),
+            _masked_after_softmax,
+            hints=("Look at where the causal mask enters: on the scores, before the softmax, or on the weights, "
+                   "after it?",
+                   "Call it with `causal` True and add up each row of the weights: every row should sum to 1, with "
+                   "the weights above the diagonal exactly 0.",
+                   "The softmax has to see the mask: blocked scores become minus infinity, so that the softmax "
+                   "spreads the whole weight over the visible keys.")),
     Mistake("softmax_over_queries",
             "the softmax runs over the queries (axis 0), so each COLUMN of the weights sums to 1. "
             "In the row convention each query's row sums to 1: use `axis=-1`. In self-attention "
             "the weight matrix is square, so this mistake changes no shape.",
-            _softmax_over_queries),
+            _softmax_over_queries,
+            hints=("Look at the axis of your softmax: along which axis of the n × n scores does it normalise?",
+                   "Add up your weights along each row: every row, one query, should sum to 1. The weight matrix is "
+                   "square, so its shape cannot tell you which axis was normalised.",
+                   "In the row convention row i of the weights holds query i's weights over the keys, so the "
+                   "softmax runs along the last axis.")),
     Mistake("values_not_projected",
             "the values are the rows of X itself: the output mixes `X`, not `V = X @ W_v`. Project "
             "the values with their own matrix; the output then has d_v columns.",
-            _values_not_projected),
+            _values_not_projected,
+            hints=("Look at the matrix your weights multiply at the end: where do your values come from?",
+                   "Call it with d_model ≠ d_v, say `X` with 5 columns and `W_v` with 3, and look at the shape of "
+                   "your output: it should be n × 3, one column per column of `W_v`.",
+                   "The output averages the values, and the values are a projection of `X` of their own: d_v "
+                   "numbers per token.")),
     masked_weight_not_zero(_visible),
     no_max_subtraction(lambda record: _variant(record, scores=True)),
 ]

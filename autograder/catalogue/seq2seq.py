@@ -82,62 +82,144 @@ MISTAKES = [
             "rnn_encoder returned only the last state, shape (d_h,). It must return every state, one per "
             "input step, stacked into H of shape (T, d_h); the last one is what fixed_context picks from H.",
             lambda record: _is_encoder(record) and record.got is not None and np.shape(record.got) == np.shape(
-                record.want)[1:] and close(record.got, record.want[-1]) and len(record.want) > 1),
+                record.want)[1:] and close(record.got, record.want[-1]) and len(record.want) > 1,
+            hints=("Look at what your rnn_encoder returns after its loop over the input steps: how many states "
+                   "does it hold?",
+                   "Call it on an X of 3 rows and print the shape of the result: the contract asks for one state "
+                   "per input step, (T, d_h), so 3 rows here.",
+                   "rnn_encoder returns H, every state stacked one per row. Picking the last one out of H is the "
+                   "job of fixed_context.")),
     Mistake("recurrence_missing",
             "each state depends only on its own input: the previous state never enters the update, so "
             "H[t] = tanh(X[t] @ W_xh + b_h). An RNN carries the past forward: "
             "H[t] = tanh(X[t] @ W_xh + H[t-1] @ W_hh + b_h), starting from h0 (zeros when h0 is None).",
-            _encoder_variant(recurrence=False)),
+            _encoder_variant(recurrence=False),
+            hints=("Look at the update of the state at each step: which quantities does the new state depend on?",
+                   "Call it twice on the same inputs with h0 left out, once as they are and once with X[0] "
+                   "changed: the right H changes in every row, because each state carries the earlier inputs. "
+                   "Which of your rows change?",
+                   "An RNN carries the past forward: each state is computed from its own input row and the "
+                   "previous state, through W_hh, and the state before the first step is h0, or zeros when h0 is "
+                   "None.")),
     Mistake("transposed_recurrence",
             "the recurrent weights are used transposed (W_hh @ h, the column convention). In this book's row "
             "convention the state is a row vector and the update is h @ W_hh: "
             "H[t] = tanh(X[t] @ W_xh + H[t-1] @ W_hh + b_h).",
-            _encoder_variant(transpose=True)),
+            _encoder_variant(transpose=True),
+            hints=("Look at the recurrent term of your update, the one that brings the previous state in through "
+                   "W_hh.",
+                   "On the visible example, with h0 left out, compare your H with the expected states row by "
+                   "row: where does the first difference appear? Then compute H[1] by hand from H[0], X[1] and "
+                   "the contract's formula, and compare term by term.",
+                   "In the book's row convention a state is a row vector standing on the left of its weight "
+                   "matrix, so the recurrent term is the previous state times W_hh. With a non-symmetric W_hh, "
+                   "the matrix times the state is another vector.")),
     Mistake("h0_returned_as_row",
             "the initial state h0 is returned as the first row of H. H holds one state per input step, "
             "H[t] being the state after reading X[t], so it has shape (T, d_h): keep h0 only to compute H[0] "
             "and do not store it.",
-            _h0_as_row),
+            _h0_as_row,
+            hints=("Look at the first row of the H you return: which state is it, and how many rows does H have?",
+                   "Call it on an X of 3 rows with a given h0 and compare your first row with h0: the right H "
+                   "has 3 rows, and its H[0] is the state after reading X[0], not h0 itself.",
+                   "H holds one state per input step, H[t] being the state after reading X[t]. The initial state "
+                   "h0 is only the previous state of the first step and is not a row of H.")),
     Mistake("h0_ignored",
             "the initial state h0 you were given is ignored: the encoder always starts from zeros. Use zeros "
             "only when h0 is None; otherwise start the recurrence from h0.",
-            _h0_ignored),
+            _h0_ignored,
+            hints=("Look at where your loop's state starts: what becomes of the h0 the caller passes?",
+                   "Call it on the same inputs twice, with h0 left out and with h0 set to 0.5, -0.5 and 0.25 "
+                   "(the visible example): the two H must differ, already in H[0]. Do yours?",
+                   "Zeros are only the default: the recurrence starts from h0 whenever one is given, and from "
+                   "zeros only when h0 is None.")),
     Mistake("no_tanh",
             "the tanh is missing: your states are a linear recurrence X[t] @ W_xh + H[t-1] @ W_hh + b_h. "
             "Apply np.tanh to the whole sum at every step.",
-            _encoder_variant(squash=False)),
+            _encoder_variant(squash=False),
+            hints=("Look at the last operation of each step: what is done to the sum of the input term, the "
+                   "recurrent term and the bias before it becomes the new state?",
+                   "With h0 left out, H[0] of the visible example is the tanh of X[0] times W_xh plus b_h, about "
+                   "0.537, -0.197 and 0.0: compare it with your H[0], and check that all your states lie between "
+                   "-1 and 1.",
+                   "An Elman RNN squashes the whole sum through tanh at every step, so every state lies between "
+                   "-1 and 1 and the recurrence is not linear.")),
     Mistake("bias_missing",
             "the bias b_h is missing from the update. Add it inside the tanh at every step: "
             "tanh(X[t] @ W_xh + H[t-1] @ W_hh + b_h).",
-            _bias_missing),
+            _bias_missing,
+            hints=("Look at the terms your update adds up inside the tanh: compare them one by one with the "
+                   "contract's formula.",
+                   "Call it twice on the same inputs, once with b_h as given and once with b_h set to zeros: the "
+                   "right H changes, since the bias enters every step. Does yours?",
+                   "Each step adds three terms inside the tanh: the input term, the recurrent term and the bias "
+                   "b_h, the same bias at every step.")),
     Mistake("column_convention",
             "the weights are applied in the column convention (`W_xh @ x_t`, `W_hh @ h`), which does not fit "
             "their shapes here: W_xh is (d_x, d_h) and W_hh is (d_h, d_h), made for row vectors. In this book's "
             "row convention the update is `np.tanh(x_t @ W_xh + h @ W_hh + b_h)`.",
             lambda record: _is_encoder(record) and record.error is not None and any(
-                phrase in record.error for phrase in ("not aligned", "mismatch in its core dimension"))),
+                phrase in record.error for phrase in ("not aligned", "mismatch in its core dimension")),
+            hints=("Look at the matrix products of your update: do the shapes of the two factors of each product "
+                   "fit together?",
+                   "Print the shapes of X[0], W_xh, the state and W_hh on an example with d_x and d_h different "
+                   "(say 2 and 3): in each product the last dimension of the left factor must equal the first "
+                   "dimension of the right one.",
+                   "In the book's row convention a vector stands on the left of its weight matrix: an input row "
+                   "of dimension d_x meets W_xh, of shape (d_x, d_h), and a state of dimension d_h meets W_hh, "
+                   "of shape (d_h, d_h).")),
     nan_where_finite(
         "tanh_overflow",
         "your states contain `nan` for large inputs: a hand-written tanh (e^a - e^-a) / (e^a + e^-a) "
         "overflows to inf / inf once |a| exceeds about 710, although tanh(a) is simply +-1 there. Use "
-        "`np.tanh`, which is exact for every input (or the stable form 1 - 2 / (np.exp(2 * a) + 1))."),
+        "`np.tanh`, which is exact for every input (or the stable form 1 - 2 / (np.exp(2 * a) + 1)).",
+        hints=("Look at how your update turns the sum inside the tanh into a state: can any step of it give inf "
+               "when that sum is large?",
+               "Scale X up so that X[0] times W_xh reaches about 1000 and print H[0]: the right states are "
+               "finite, each entry about +1 or -1. Print the intermediate values of one step to find where the "
+               "first inf or `nan` appears.",
+               "tanh of any real number lies between -1 and 1, so the states are finite for every input. Only "
+               "intermediate values such as the exponential of 1000 leave the floating-point range, which ends "
+               "near 709 for `np.exp`.")),
     Mistake("first_state",
             "you returned the FIRST encoder state H[0]. It has read only x_1; the vector a plain "
             "encoder-decoder hands to its decoder is the state after the whole input has been read, the last "
             "state H[-1].",
-            _context(lambda H: H[0])),
+            _context(lambda H: H[0]),
+            hints=("Look at which row of H your fixed_context picks: which inputs has that state read?",
+                   "Call it on the 3 × 2 array with rows (1, 2), (3, 4) and (5, 6), as the visible test does: "
+                   "the state after the whole input is (5, 6). Compare with what yours returns.",
+                   "The fixed-length vector of a plain encoder–decoder is the state after the whole input has "
+                   "been read: H[t] has read X[0] up to X[t], so only the last row has read everything.")),
     Mistake("mean_over_time",
             "you returned the mean of the states over time. A plain encoder-decoder does not average its "
             "states: its single fixed-length vector is the last state H[-1], the state after the whole input.",
-            _context(lambda H: H.mean(axis=0))),
+            _context(lambda H: H.mean(axis=0)),
+            hints=("Look at how your fixed_context turns the T rows of H into one vector of dimension d_h: does "
+                   "it pick a row or combine several?",
+                   "Call it on the 3 × 2 array with rows (1, 2), (3, 4) and (5, 6): a right fixed_context "
+                   "returns (5, 6), one of the rows unchanged. Compare with yours.",
+                   "A plain encoder–decoder does not summarise its states: the decoder gets the last state, "
+                   "which has read the whole input. Weighting all the states is what attention adds in chapter "
+                   "3.")),
     Mistake("last_column",
             "you returned the last COLUMN H[:, -1] (one feature of every state, shape (T,)). The rows of H are "
             "the time steps, so the last state is the last ROW, H[-1], of shape (d_h,).",
-            _context(lambda H: H[:, -1])),
+            _context(lambda H: H[:, -1]),
+            hints=("Look at the index you use to take the state out of H: along which axis of H does it select?",
+                   "Call it on an H of shape (3, 2) and print the shape of your result: the state is a vector of "
+                   "dimension d_h, here (2,), not one of dimension T.",
+                   "In the row convention each row of H is one state, with d_h entries. A column holds one "
+                   "feature of every state across the T steps.")),
     Mistake("all_states",
             "you returned every state (shape (T, d_h)). The point of a plain encoder-decoder is that the decoder "
             "gets ONE fixed-length vector, whatever the input length: return the last state H[-1], shape (d_h,).",
-            _context(lambda H: H)),
+            _context(lambda H: H),
+            hints=("Look at what your fixed_context returns: how many states, and of what shape?",
+                   "Call it on an H of shape (6, 4) and print the shape of your result: the contract asks for "
+                   "one vector of shape (4,), that is (d_h,), whatever T is.",
+                   "The point of a plain encoder–decoder is its bottleneck: whatever the number of input steps, "
+                   "the decoder gets one fixed-length vector, the state after the whole input.")),
 ]
 
 

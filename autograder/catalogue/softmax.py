@@ -121,50 +121,124 @@ MISTAKES = [
             "you subtract the maximum of the WHOLE array (`np.max(x)` without `axis`): a slice whose scores "
             "are all far below that maximum underflows, exp gives 0 everywhere in it, and 0 / 0 is `nan`. "
             "Subtract each slice's own maximum: `x - np.max(x, axis=axis, keepdims=True)`.",
-            _global_max),
+            _global_max,
+            hints=("Look at the number your softmax subtracts from the scores before `np.exp`: over which "
+                   "entries of the array is that maximum taken?",
+                   "Build a 3 × 5 array whose rows lie far apart (add 0 to the first row and -1000 to the last) "
+                   "and call your softmax on it: compare the last row's weights with those of that row softmaxed "
+                   "on its own, which should be the same finite numbers.",
+                   "Any number subtracted from a whole slice leaves its softmax unchanged in exact arithmetic, "
+                   "but in floating point a slice far below the subtracted number underflows to 0 / 0. Each "
+                   "slice along `axis` needs its own largest score.")),
     Mistake("no_max_subtraction",
             "overflow: `np.exp` of a large score is `inf`, and `inf / inf` is `nan`. Subtract the "
             "maximum along `axis` (with `keepdims=True`) before `np.exp`; softmax does not change "
             "when the same number is subtracted from every score.",
-            _overflowed),
+            _overflowed,
+            hints=("Look at the values your softmax passes to `np.exp`: how large can they get when the scores "
+                   "are in the hundreds or thousands?",
+                   "Call it on the scores 1000, 0 and -1000 and print each intermediate result: `np.exp` of "
+                   "anything above about 709 is `inf`, and `inf` divided by `inf` is `nan`. A right softmax "
+                   "returns about 1, 0 and 0, with no `inf` or `nan` anywhere.",
+                   "Softmax does not change when the same number is subtracted from every score of a slice "
+                   "(shift invariance). Chosen as the slice's largest score, that number leaves every exponent "
+                   "at most 0, so no exponential can overflow.")),
     Mistake("default_axis",
             "the default of `axis` must be the last axis, as in the contract's signature "
             "`def softmax(x, axis=-1)`; with `axis` given, your result is right.",
-            _default_axis),
+            _default_axis,
+            hints=("Look at the signature of your softmax: what value does `axis` take when the caller leaves it "
+                   "out?",
+                   "Call it on a 3 × 4 array once without `axis` and once with `axis` -1, and compare the two "
+                   "results: they should be identical, with each row summing to 1.",
+                   "The contract's default is the last axis: in the book's row convention each query's scores "
+                   "form a row, and the weights of each row sum to 1.")),
     Mistake("hard_argmax",
             "hard max: your weights are 1 at the largest score and 0 elsewhere (an argmax). Softmax "
             "gives every entry a positive weight exp(x_i) / sum_j exp(x_j); that soft weighting is "
             "what lets gradients reach every position.",
-            _one_hot),
+            _one_hot,
+            hints=("Look at how each weight is obtained from the scores: which function of a score does the "
+                   "contract's formula put in the numerator?",
+                   "Call it on the scores 1, 2 and 3: a softmax gives about 0.090, 0.245 and 0.665, every weight "
+                   "positive. Compare with your weights.",
+                   "Softmax is the soft version of picking the maximum: each entry gets the exponential of its "
+                   "score divided by the sum of all the exponentials, so only a score of minus infinity gets "
+                   "weight 0.")),
     Mistake("axis_ignored",
             "the `axis` argument is ignored: the result is normalised along the last axis. Pass "
             "`axis=axis` to every reduction (`np.max` and `np.sum`).",
-            _axis_ignored),
+            _axis_ignored,
+            hints=("Look at the reductions in your softmax (the sum, and the maximum if you subtract one): which "
+                   "axis does each of them use when the caller passes `axis` 0?",
+                   "Call it on a 4 × 7 array with `axis` 0 and add up the result down each column: with a right "
+                   "softmax every column sums to 1. Add it up along each row too: which of the two gives ones?",
+                   "The last axis is only the default: every reduction has to follow the `axis` argument, "
+                   "whichever axis it names, negative values counting from the end.")),
     Mistake("fixed_axis",
             "the reductions use a fixed axis instead of the `axis` argument. Pass `axis=axis, "
             "keepdims=True` to `np.max` and `np.sum`.",
-            _fixed_axis),
+            _fixed_axis,
+            hints=("Look at the axis each reduction in your softmax uses: where does that number come from, the "
+                   "`axis` argument or your code?",
+                   "Call it on a 3 × 4 array with `axis` 0 and again with the last axis, and compare the sums of "
+                   "the weights along the axis you asked for with 1.",
+                   "Every reduction has to follow the `axis` argument, whichever axis it names: the same "
+                   "function serves the row convention, the column convention and arrays with any number of "
+                   "axes.")),
     Mistake("axis_hard_coded",
             "your softmax names a fixed axis (such as `axis=1`) that a 1-D input does not have. Use the "
             "`axis` argument in every reduction: `np.max(x, axis=axis, keepdims=True)`.",
-            _axis_out_of_bounds),
+            _axis_out_of_bounds,
+            hints=("Read the error your softmax raises: which axis or index does it name, and where in your code "
+                   "is that number written?",
+                   "Call it on a 1-D array of 7 scores and on a 2 × 3 × 5 array: a right softmax runs on both, "
+                   "with the default axis and with every `axis` the array has. Note which call fails.",
+                   "The contract accepts arrays of any shape, 1-D included, so no axis may be written into the "
+                   "function: the one to reduce along is the `axis` argument.")),
     Mistake("whole_array",
             "normalised over the whole array: all entries together sum to 1, instead of each slice "
             "along `axis`. Reduce with `axis=axis, keepdims=True`.",
-            _whole_array),
+            _whole_array,
+            hints=("Look at the sum you divide by: which entries of the array does it add up?",
+                   "Call it on a 2 × 3 array and add up each row of the result: every row should sum to 1 on its "
+                   "own. Compare with the total of the whole result.",
+                   "Softmax normalises each slice along `axis` separately: one sum for each row of a matrix with "
+                   "the last axis, never one for the whole array.")),
     Mistake("divide_by_max",
             "divided by the largest exponential instead of the sum: the largest weight is 1 and the "
             "weights do not sum to 1. Divide `np.exp(x - max)` by its sum along `axis`.",
-            _divided_by_max),
+            _divided_by_max,
+            hints=("Look at the last step, the normalisation: what do you divide the exponentials by, if by "
+                   "anything?",
+                   "Call it on the scores 1, 2 and 3 and add up the weights: a softmax gives a sum of 1 (about "
+                   "0.090, 0.245 and 0.665). Is your largest weight exactly 1 instead?",
+                   "The denominator is the sum of the exponentials of all the scores along `axis`: that, and not "
+                   "the largest of them, is what makes the weights sum to 1.")),
     Mistake("missing_keepdims",
             "missing `keepdims=True`: `np.sum(e, axis=axis)` drops the reduced axis, so the division "
             "lines the sums up with the wrong axis (or fails with 'operands could not be broadcast "
             "together'). Use `np.sum(e, axis=axis, keepdims=True)`, and the same for `np.max`.",
-            _missing_keepdims),
+            _missing_keepdims,
+            hints=("Look at the shapes in your division (and in the subtraction of the maximum): what shape does "
+                   "each reduced array have next to the scores?",
+                   "Take a 3 × 4 array and the last axis, and print the shape of each reduction you compute: to "
+                   "pair each row with its own value it must keep the reduced axis, 3 × 1, not 3.",
+                   "NumPy broadcasting lines shapes up from the right, so a reduced axis must stay in place, of "
+                   "dimension 1, for each slice to meet its own value. On a square matrix a dropped axis fails "
+                   "silently.")),
     Mistake("neg_inf_not_zero",
             "an entry equal to `-inf` must get weight exactly 0 (this is how masks work in later "
             "chapters), but yours is not 0. Do not clip the scores or add a small epsilon.",
-            _neg_inf_not_zero, even_if_close=True),   # closeness is not enough: exactly 0
+            _neg_inf_not_zero, even_if_close=True,
+            hints=("Follow one score of minus infinity through each step of your softmax: what does each step "
+                   "turn it into?",
+                   "Call it on a row holding 0, 1 and minus `np.inf`, and print the third weight at full "
+                   "precision: it should be exactly 0.0, and the other two the softmax of 0 and 1 alone, about "
+                   "0.269 and 0.731.",
+                   "The exponential of minus infinity is exactly 0, and subtracting a finite maximum keeps minus "
+                   "infinity as it is, so the plain formula already gives weight exactly 0. Masks in later "
+                   "chapters rely on it.")),   # closeness is not enough: exactly 0
 ]
 
 

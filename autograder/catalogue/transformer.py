@@ -219,99 +219,240 @@ MISTAKES = [
             "layer normalisation normalises each token's vector over its own d features, "
             "`X.mean(axis=-1, keepdims=True)` and `X.var(axis=-1, keepdims=True)`, so that a token's "
             "result never depends on the other tokens.",
-            _ln_wrong_axis),
+            _ln_wrong_axis,
+            hints=("Look at the two statistics of layer_norm, the mean and the variance: over which axis of `X` "
+                   "is each one taken?",
+                   "Call layer_norm on a 3 × 4 array with `gamma` all ones and `beta` all zeros, and take the "
+                   "mean of each row of the result: every row should have mean 0. Then change one row of the "
+                   "input: the other rows of the result should stay the same.",
+                   "Layer normalisation works per token: each row is normalised over its own d features, the last "
+                   "axis, so a token's result never depends on the other tokens or on the batch.")),
     Mistake("ln_sample_variance",
             "the variance is the sample variance (divided by d - 1, `ddof=1`). Layer normalisation uses "
             "the population variance of the row, divided by d: `X.var(axis=-1)` (NumPy's default "
             "`ddof=0`; note that `pandas` and `torch.var` default to d - 1).",
-            _ln_variant(ddof=1)),
+            _ln_variant(ddof=1),
+            hints=("Look at the variance in layer_norm: what is the sum of the squared deviations from the "
+                   "mean divided by?",
+                   "Normalise the row 0, 10, 0, 10 with `gamma` all ones and `beta` all zeros: its mean is 5 "
+                   "and its variance, divided by d, is 25, so the result should be −1, 1, −1, 1. Compare with "
+                   "what yours gives.",
+                   "In the chapter's formula σ² is the population variance of the row, the mean of the "
+                   "squared deviations over all d features (divided by d, not d − 1), which is NumPy's "
+                   "default `ddof` of 0.")),
     Mistake("ln_eps_outside_sqrt",
             "eps is added outside the square root, `/ (std + eps)`: it belongs inside, "
             "`/ np.sqrt(var + eps)`. The two differ most where a row's spread is small (the tests include rows with a "
             "standard deviation of 0.001).",
-            _ln_variant(eps_outside=True)),
+            _ln_variant(eps_outside=True),
+            hints=("Look at the denominator of layer_norm: at which point does `eps` enter, before or after "
+                   "the square root?",
+                   "Normalise the row 1, 1.001, 1, 1.001 (standard deviation 0.0005) with `gamma` all ones and "
+                   "`beta` all zeros: the chapter's formula gives about −0.156 and 0.156 there. Compare with "
+                   "yours: rows of small spread are where the place of `eps` shows.",
+                   "In the chapter's formula ε sits under the square root, next to σ²: the denominator is the "
+                   "square root of σ² + ε, which also keeps a constant row finite.")),
     Mistake("ln_no_square_root",
             "the centred row is divided by the variance, not by the standard deviation: divide by "
             "`np.sqrt(var + eps)`, so that the result has variance 1.",
-            _ln_variant(root=False)),
+            _ln_variant(root=False),
+            hints=("Look at what layer_norm divides the centred row by: is that quantity in the "
+                   "same units as `X`?",
+                   "With `gamma` all ones and `beta` all zeros, normalise the row 0, 10, 0, 10 and the same row "
+                   "doubled, 0, 20, 0, 20: both should give −1, 1, −1, 1, since scaling a row does not change its "
+                   "normalised form. Compare with yours.",
+                   "The normalised row should have variance 1: that takes a division by the standard deviation, "
+                   "the square root of σ² + ε, not by σ² + ε itself.")),
     Mistake("ln_eps_value",
             "layer_norm's eps is not the contract's: its default is eps=1e-5 (`def layer_norm(X, gamma, beta, "
             "eps=1e-5)`), and an eps that is passed must be used. Libraries differ (Keras 1e-3 or 1e-6, BERT "
             "1e-12); this contract follows PyTorch's `nn.LayerNorm`.",
-            formula(_ln_model, "layer_norm", pairs=False, eps_used=EPS_FITTED)),
+            formula(_ln_model, "layer_norm", pairs=False, eps_used=EPS_FITTED),
+            hints=("Look at `eps` in layer_norm: its default value in the signature, and whether the body uses "
+                   "the `eps` it is given.",
+                   "On a row of tiny spread, such as 1, 1.001, 1, 1.001, call layer_norm with no `eps`, with "
+                   "`eps` 1e-5 and with `eps` 0.01: the first two results should be the same, and the third "
+                   "clearly different from them.",
+                   "The contract fixes the default at 1e-5, the value of PyTorch's LayerNorm, and an `eps` "
+                   "passed in the call is the one to use. Libraries differ, so a value remembered from elsewhere "
+                   "may not be this one.")),
     Mistake("ln_gamma_beta_swapped",
             "gamma and beta are swapped: gamma is the scale (it multiplies the normalised row) and beta "
             "the shift (it is added): `x_hat * gamma + beta`.",
-            _ln_swapped),
+            _ln_swapped,
+            hints=("Look at the last step of layer_norm, where `gamma` and `beta` are applied: which of the two "
+                   "scales the normalised row, and which shifts it?",
+                   "Normalise the row 0, 10, 0, 10 with `gamma` all 2 and `beta` all zeros: the result should be "
+                   "−2, 2, −2, 2, the normalised row doubled. Compare with yours.",
+                   "In the chapter's formula γ multiplies the normalised row feature by feature, and β is added "
+                   "afterwards: γ is the learned scale, β the learned shift.")),
     Mistake("ln_no_gamma",
             "gamma is not applied: after normalising, multiply by the learned scale, `x_hat * gamma + beta`.",
-            _ln_missing("gamma")),
+            _ln_missing("gamma"),
+            hints=("Look at the last step of layer_norm: does the normalised row meet both learned parameters, "
+                   "`gamma` and `beta`?",
+                   "Normalise the row 0, 10, 0, 10 with `gamma` all 3 and `beta` all zeros: the result should be "
+                   "−3, 3, −3, 3. Compare with yours.",
+                   "After normalising, layer normalisation multiplies by a learned scale γ, feature by feature, "
+                   "and then adds the shift β. Both are part of the result.")),
     Mistake("ln_no_beta",
             "beta is not added: after normalising and scaling, add the learned shift, `x_hat * gamma + beta`.",
-            _ln_missing("beta")),
+            _ln_missing("beta"),
+            hints=("Look at the end of layer_norm, after the scaling by `gamma`: is the row finished there?",
+                   "Normalise the constant row 2, 2, 2, 2 with `gamma` all ones and any nonzero `beta`: the "
+                   "result should be `beta` itself, as the visible test checks. Compare with yours.",
+                   "A constant row normalises to zeros, and the learned shift β is what remains: layer "
+                   "normalisation adds β to every normalised row, after the scale γ.")),
     Mistake("block_right_but_layer_norm",
             "the block itself is right except for its normalisations, which give your layer_norm's "
             "answers: correct layer_norm (its own test shows where it goes wrong), and the block's "
             "normalisation too if it does not call layer_norm, and this test passes.",
-            formula(_block, "transformer_block", isolates=True, learner_norm=True)),
+            formula(_block, "transformer_block", isolates=True, learner_norm=True),
+            hints=("Look at your layer_norm and at how the block normalises: does layer_norm pass its own test?",
+                   "Compare your layer_norm with the chapter's formula worked out by hand on a few rows, such as "
+                   "0, 10, 0, 10 (which should become −1, 1, −1, 1 with `gamma` all ones and `beta` all zeros) "
+                   "and a row of tiny spread: the block gives exactly what your normalisation gives.",
+                   "The rest of the block already computes what it should from the results of its normalisations: "
+                   "once they are the contract's layer normalisation, this test passes too.")),
     Mistake("pre_norm",
             "this is the pre-norm block, x + Sublayer(LayerNorm(x)). The exercise asks for the post-norm "
             "block of the paper, LayerNorm(x + Sublayer(x)): H = LN_1(X + MultiHead(X)), "
             "out = LN_2(H + FFN(H)); attention sees X itself, not LN_1(X).",
-            _block_variant(norm="pre")),
+            _block_variant(norm="pre"),
+            hints=("Look at where the two layer normalisations sit in your block: before each sub-layer, or after "
+                   "its residual sum?",
+                   "Run your block with `gamma_2` all ones and `beta_2` all zeros and take the mean of each row "
+                   "of out: a post-norm block ends with a normalisation, so every row mean should be 0, as the "
+                   "visible test checks.",
+                   "The exercise asks for the post-norm block of Vaswani et al.: each sub-layer reads its input "
+                   "as it is (attention reads X itself), and the normalisation comes after the residual sum, "
+                   "closing the sub-layer.")),
     Mistake("residual_after_norm",
             "each sub-layer's output is normalised before the residual is added, x + LayerNorm(Sublayer(x)). "
             "In the post-norm block the residual sum comes first and is then normalised: "
             "H = LN_1(X + A), out = LN_2(H + FFN(H)).",
-            _block_variant(norm="inside")),
+            _block_variant(norm="inside"),
+            hints=("Look at the order of the two steps that wrap each sub-layer: the residual sum and the "
+                   "layer normalisation.",
+                   "Run your block with `gamma_2` all ones and `beta_2` all zeros: a block that ends with a "
+                   "normalisation gives rows of out with mean 0. Then print H inside the block: with `gamma_1` "
+                   "ones and `beta_1` zeros its rows should have mean 0 as well.",
+                   "In the post-norm block the sub-layer's output is first added to the sub-layer's input, and "
+                   "the normalisation is applied to that sum.")),
     Mistake("missing_residual_attention",
             "the residual connection around attention is missing: H = LN_1(A) instead of LN_1(X + A). "
             "Add the block's input to the attention output before the first normalisation.",
-            _block_variant(residual_1=False)),
+            _block_variant(residual_1=False),
+            hints=("Look at what goes into the first layer normalisation, right after attention: which arrays "
+                   "are summed there?",
+                   "Set `W_o` to zeros, so that the attention output A is 0, and print H: it should be X "
+                   "normalised row by row, a different row for each token. Compare with yours.",
+                   "Every sub-layer is wrapped in a residual connection: its input is added to its output before "
+                   "the normalisation, so the block's input X reaches H directly.")),
     Mistake("missing_residual_ffn",
             "the residual connection around the feed-forward network is missing: out = LN_2(FFN(H)) "
             "instead of LN_2(H + FFN(H)).",
-            _block_variant(residual_2=False)),
+            _block_variant(residual_2=False),
+            hints=("Look at what goes into the second layer normalisation, after the feed-forward network: which "
+                   "arrays are summed there?",
+                   "Set `W_2` and `b_2` to zeros, so that the FFN outputs 0: out should then be H normalised once "
+                   "more, a different row for each token. Compare with yours.",
+                   "The feed-forward sub-layer has a residual connection of its own: H is added to the FFN's "
+                   "output, and that sum is what the second layer normalisation normalises.")),
     Mistake("ffn_on_input",
             "the feed-forward network is applied to the block's input X instead of H = LN_1(X + A): the "
             "sub-layers are in sequence, so the FFN reads the output of the attention sub-layer, "
             "out = LN_2(H + FFN(H)).",
-            _block_variant(ffn_input="X")),
+            _block_variant(ffn_input="X"),
+            hints=("Look at the input of the feed-forward network in your block: which array is it given?",
+                   "Inside your block, print the array the FFN receives and compare it with H, the output of the "
+                   "first layer normalisation: they should be the same array.",
+                   "The two sub-layers are in sequence: the FFN transforms the output of the attention sub-layer, "
+                   "and the same H is both its input and its residual.")),
     Mistake("ffn_before_attention",
             "the feed-forward sub-layer comes before the attention sub-layer. A Transformer layer first "
             "mixes the tokens with self-attention, H = LN_1(X + MultiHead(X)), then transforms every "
             "position with the FFN, out = LN_2(H + FFN(H)).",
-            _block_variant(ffn_first=True)),
+            _block_variant(ffn_first=True),
+            hints=("Look at the order of the two sub-layers in your block: which one is applied to X first?",
+                   "Compare the weights your block returns with those `multi_head_attention` returns on X itself, "
+                   "with the same `W_q`, `W_k`, `W_v`, `W_o` and `num_heads`: they should be identical, since "
+                   "attention is the first thing the block does.",
+                   "A Transformer layer first mixes the tokens with self-attention, then transforms each position "
+                   "on its own with the FFN: the output of the first sub-layer is the input of the second.")),
     Mistake("norms_swapped",
             "the two layer normalisations use each other's parameters: gamma_1, beta_1 belong to the norm "
             "after attention (H = LN_1(X + A)), gamma_2, beta_2 to the norm after the FFN.",
-            _block_variant(ln_swap=True)),
+            _block_variant(ln_swap=True),
+            hints=("Look at the parameters you give each of the two layer normalisations.",
+                   "Set `gamma_1` and `gamma_2` to ones, `beta_1` to all 5 and `beta_2` to zeros: the block ends "
+                   "with the second normalisation, so every row of out should have mean 0. Compare with yours.",
+                   "The contract's table pairs the parameters with the normalisations in order: the first pair "
+                   "serves the normalisation after attention, the second pair the one after the FFN, which "
+                   "ends the block.")),
     Mistake("ffn_no_relu",
             "the feed-forward network has no ReLU: FFN(h) = max(0, h W_1 + b_1) W_2 + b_2 (Eq. 2). Without "
             "the nonlinearity the two matrices collapse into one linear map.",
-            _block_variant(relu="none")),
+            _block_variant(relu="none"),
+            hints=("Look at the hidden layer of the feed-forward network, between `W_1` and `W_2`.",
+                   "Inside your FFN, print its d_ff hidden units on random inputs: with the ReLU in place about "
+                   "half of them should be exactly 0, and none negative. Compare with yours.",
+                   "Equation 2 applies a ReLU, the maximum with 0, to the hidden units. Without that nonlinearity "
+                   "the two linear layers collapse into one linear map.")),
     Mistake("relu_after_w2",
             "the ReLU is applied after W_2 instead of between the two layers: "
             "FFN(h) = max(0, h W_1 + b_1) W_2 + b_2, the ReLU on the d_ff hidden units.",
-            _block_variant(relu="output")),
+            _block_variant(relu="output"),
+            hints=("Look at where the ReLU of the feed-forward network acts: on which array, and of which shape?",
+                   "Print the output of your FFN on a random H: since `W_2` and `b_2` come after the ReLU, "
+                   "some of its d_model values should be negative. The zeros the ReLU makes belong among the "
+                   "d_ff hidden units.",
+                   "In Equation 2 the ReLU acts on the d_ff hidden units, between the two linear layers. The "
+                   "second layer and its bias come after it, unclipped.")),
     Mistake("scaled_by_d_model",
             "the scores are divided by sqrt(d_model); each head must be scaled by sqrt(d_head), "
             "d_head = d_model // num_heads (use the given `multi_head_attention`).",
-            _block_variant(scale="d_model")),
+            _block_variant(scale="d_model"),
+            hints=("Look at the scaling of the attention scores in each head: the square root of which dimension "
+                   "are they divided by?",
+                   "Run your block with `num_heads` 1, then with 3 heads: with one head d_head equals d_model, so "
+                   "both scalings agree. With 3 heads, print the number your scores are divided by and compare it "
+                   "with the square root of d_model divided by 3.",
+                   "Each head is scaled dot-product attention on its own d_head-dimensional queries and keys, so "
+                   "its scores are divided by √d_head, as the given `multi_head_attention` does.")),
     Mistake("causal_ignored",
             "with `causal=True` the attention is not masked: every query still attends to later tokens. "
             "Pass `mask=causal_mask(n)` (n = X.shape[-2]) to `multi_head_attention` when `causal` is True.",
-            _causal_ignored),
+            _causal_ignored,
+            hints=("Look at what your block does with its `causal` argument: does it reach the attention?",
+                   "Call your block with `causal` True and look at the weights of any head: every entry above the "
+                   "diagonal should be exactly 0. Compare with a call with `causal` False.",
+                   "With `causal` True query i may attend only to keys j ≤ i: the attention has to receive the "
+                   "causal mask of exercise 07, and only then does the future get weight exactly 0.")),
     Mistake("weights_averaged_over_heads",
             "the weights are averaged over the heads. Return every head's weights, shape "
             "(..., num_heads, n, n), as `multi_head_attention` gives them.",
-            _block_variant(average=True)),
+            _block_variant(average=True),
+            hints=("Look at the weights your block returns: how does their shape compare with the contract's?",
+                   "Run your block with 3 heads on n tokens and print the shape of the weights: it should be (3, "
+                   "n, n), with any batch axes in front, one n × n matrix per head. Compare with what "
+                   "`multi_head_attention` returns.",
+                   "The contract returns every head's weights as `multi_head_attention` gives them: each head "
+                   "keeps its own matrix, and none is merged with the others.")),
     Mistake("block_norm_not_layer_norm",
             "the block's normalisation is not the contract's layer normalisation: each row of X + A "
             "(and of H + FFN(H)) is normalised over its d_model features, with the population variance "
             "and eps inside the square root. Normalise with `layer_norm` (once its own test passes), "
             "gamma_1 and beta_1 after attention, gamma_2 and beta_2 after the FFN.",
-            _block_norm_wrong),
+            _block_norm_wrong,
+            hints=("Look at the two normalisations inside your block, of the residual sums after attention and "
+                   "after the FFN: over which axis, with which variance, and where does `eps` sit?",
+                   "Inside your block, print the result of its first normalisation and compare it with your "
+                   "layer_norm (once it passes its own test) on the same sum with `gamma_1` and `beta_1`: they "
+                   "should be the same numbers.",
+                   "The block's normalisations are the contract's layer normalisation, the computation layer_norm "
+                   "does: each row over its own d_model features, with the population variance and `eps` inside "
+                   "the square root.")),
     masked_weight_not_zero(_visible),
 ]
 

@@ -402,42 +402,71 @@ BATCHES_MESSAGE = N_("the contract's shapes have no batch axis (one sequence at 
 CONTRACT_MISTAKES = (
     Mistake("returns_single_array",
             "the contract asks for the pair `(output, weights)`, in that order: `return out, weights`.",
-            _returned_single),
+            _returned_single,
+            hints=("Look at your function's return line: how many results does the contract's signature name?",
+                   "Compare what your function returns with the contract: an output and its weights, as two "
+                   "results.")),
     Mistake("returns_tuple",
             "the contract returns a single array here: return only it (for example `return H`, not "
             "`return H, h`).",
-            _returned_tuple),
+            _returned_tuple,
+            hints=("Look at your function's return line: how many results does it give back?",
+                   "Compare it with the contract: this function returns one array, not a tuple.")),
     Mistake("returns_wrong_count",
             "the contract asks for exactly the pair `(output, weights)`, in that order: `return out, weights`.",
-            _returned_wrong_count),
+            _returned_wrong_count,
+            hints=("Look at your function's return line: how many results does it give back?",
+                   "Count them against the contract's signature: exactly the output and the weights, in that "
+                   "order.")),
     Mistake("outputs_in_wrong_order",
             "the two results are in the wrong order: the contract returns `(output, weights)`, the output first.",
-            _swapped_order),
+            _swapped_order,
+            hints=("Look at the order of the two results in your return line.",
+                   "Compare it with the contract: which comes first, the output or the weights?")),
     Mistake("weights_transposed",
             "the weights are transposed (their last two axes are swapped): compare their shape with the "
             "contract's, and the axis along which they sum to 1.",
-            _weights_transposed),
+            _weights_transposed,
+            hints=("Look at the shape of the weights you return.",
+                   "Compare it with the contract's shape for the weights, and find the axis along which your "
+                   "weights sum to 1: in the contract, each query's weights over the keys do.")),
     Mistake("output_transposed",
             "the result is transposed (its last two axes are swapped). In the row convention each row is one "
             "query or token: check the order of the factors (`Q @ K.T`, `weights @ V`) and the shapes in the "
             "contract.",
-            _output_transposed),
+            _output_transposed,
+            hints=("Look at the shape of the array you return.",
+                   "Compare it with the contract's shape: one row per query or token. Then check the order of the "
+                   "factors in each matrix product.")),
     Mistake("flattened_result",
             "the numbers are right but the array is flattened or reshaped: keep one row per query or token "
             "(`np.stack(rows)` or `np.array(rows)` builds a 2-D array from a list of rows; `np.concatenate` "
             "glues them into one long vector).",
-            _flattened),
+            _flattened,
+            hints=("Look at the shape of what you return, against the contract's shape.",
+                   "The numbers are right: compare how you put the rows together, one row per query or token, with"
+                   " a single long vector.")),
     Mistake("missing_argument",
             "the contract's signature has this argument (with its default, such as `mask=None` or "
             "`causal=False`): add it to your function's parameters and use it.",
-            _missing_argument),
+            _missing_argument,
+            hints=("Look at your function's parameters.",
+                   "Compare them, one by one, with the contract's signature, the arguments with defaults included.")),
     Mistake("rounded",
             "return the full values: rounding (as some practice sites ask for) makes every answer slightly "
             "wrong for this contract. Remove the `np.round`.",
-            _rounded, even_if_close=True),
+            _rounded, even_if_close=True,
+            hints=("Look at the last steps before your function returns: is anything rounded there?",
+                   "Compare your answer with the same computation without rounding: the contract asks for the full"
+                   " values.")),
     Mistake("fixed_rank", RANK_MESSAGE, lambda record: record.batched is not None and record.batched.any_rank
-            and _rank_bound(record)),
+            and _rank_bound(record),
+            hints=("Look at how your code names axes: does it count them from the front?",
+                   "Add one leading batch axis to the inputs and compare your answer with the answers for each "
+                   "batch entry stacked: the last axes must keep their meaning.")),
     Mistake("written_for_batches", BATCHES_MESSAGE, lambda record: record.batched is not None
-            and not record.batched.any_rank and _rank_bound(record)),
+            and not record.batched.any_rank and _rank_bound(record),
+            hints=("Look at the shapes your code expects: does it assume a batch axis in front?",
+                   "Compare them with the contract's shapes: one sequence at a time, such as Q of shape (n, d).")),
 )
 _STRUCTURE_MISTAKES = CONTRACT_MISTAKES[:6]

@@ -100,6 +100,9 @@ class Mistake:
     overflow: bool = False
     template: Optional[str] = dataclasses.field(default=None, repr=False)   # msgid of a message with values
     fields: tuple = dataclasses.field(default=(), repr=False)              # (name, value) pairs it is filled with
+    # Two or three graded hints (marked messages, ``N_``), shown one at a time by ``check --hint``
+    # (``autograder.hints``) before the message: where to look, then what to compare; never code.
+    hints: tuple = dataclasses.field(default=(), repr=False)
 
     def __post_init__(self):
         if getattr(self.detect, "same_detail", False):    # a fitted formula (``formulas.Fit``)
@@ -111,16 +114,20 @@ class Mistake:
         return any(not isinstance(g, Unreturned) and not np.all(np.isfinite(g)) for g in got if g is not None)
 
     @classmethod
-    def formatted(cls, id, template, detect, even_if_close=False, **fields):
+    def formatted(cls, id, template, detect, even_if_close=False, *, hints=(), **fields):
         """A mistake whose message is ``template`` (a marked format string) filled with ``fields``."""
         return cls(id, template.format(**fields), detect, even_if_close, template=template,
-                   fields=tuple(sorted(fields.items())))
+                   fields=tuple(sorted(fields.items())), hints=tuple(hints))
 
     def translated(self):
         """The message in the grading's language (``message`` itself in English)."""
         if self.template is None:
             return _(self.message)
         return _(self.template).format(**{name: _(value) for name, value in self.fields})
+
+    def translated_hints(self):
+        """The hints in the grading's language."""
+        return tuple(_(hint) for hint in self.hints)
 
     def shown_by(self, record):
         """The detail string, True, or False: does ``record`` show this mistake?"""

@@ -13,7 +13,11 @@ def modifies_input(example, instead):
         "modifies_input",
         N_("your function changed its input array in place (for example {example}); inputs must "
            "never be modified. Compute into a new array instead: {instead}."),
-        lambda record: record.modified_input, even_if_close=True, example=example, instead=instead)
+        lambda record: record.modified_input, even_if_close=True, example=example, instead=instead,
+        hints=("Look for a line of your function that changes one of its input arrays itself: an in-place "
+               "operator, or an assignment into part of an argument.",
+               "Keep a copy of each input, call your function, then compare every input with its copy: a "
+               "function of the contract leaves them all exactly as they were."))
 
 
 MASKED_WEIGHT_NOT_ZERO = N_(
@@ -36,7 +40,13 @@ def masked_weight_not_zero(visible):
         weights = np.asarray(record.got[1])
         blocked = weights[~np.broadcast_to(np.asarray(mask, dtype=bool), weights.shape)]
         return bool(np.all(np.abs(blocked) < 1e-3))
-    return Mistake("masked_weight_not_zero", MASKED_WEIGHT_NOT_ZERO, detect, even_if_close=True)
+    return Mistake("masked_weight_not_zero", MASKED_WEIGHT_NOT_ZERO, detect, even_if_close=True, hints=(
+        "Look at how your code keeps a query from attending to a masked key: what weight does that key end "
+        "up with?",
+        "Print the weight of one masked position: is it exactly 0, or only small? Follow it back through "
+        "your code to the step that should make it 0.",
+        "A masked key must get weight exactly 0, whatever the other scores are: its score has to be one "
+        "whose exponential is 0."))
 
 
 def additive_mask(function="causal_mask"):
@@ -59,10 +69,13 @@ def additive_mask(function="causal_mask"):
                    "that is the form some libraries ADD to the scores. The contract asks for a boolean mask, "
                    "True where the query may attend (j <= i for a causal mask): "
                    "`np.tril(np.ones((n, n), dtype=bool))`, applied with `np.where(mask, scores, -np.inf)`.",
-                   detect)
+                   detect, hints=(
+                       "Look at what your mask function returns: its dtype and the values in it.",
+                       "Compare it with the contract: the mask says where a query may attend, True or "
+                       "False, and the attention function turns it into scores, not the mask function."))
 
 
-def nan_where_finite(id, message, *, output=None, overflows=None):
+def nan_where_finite(id, message, *, output=None, overflows=None, hints=()):
     """A shared symptom under an exercise's own id and message: NaN or inf where the right answer
     is finite (an ``np.exp`` or a hand-written tanh that overflows on large inputs).  ``output``
     picks one output of a tuple (None: any).  ``overflows(record)``, where the catalogue gives it, says
@@ -76,7 +89,7 @@ def nan_where_finite(id, message, *, output=None, overflows=None):
         pairs = list(zip(got, want)) if output is None else [(got[output], want[output])]
         return any(np.shape(g) == np.shape(w) and not isinstance(g, Unreturned)
                    and np.any(~np.isfinite(g) & np.isfinite(np.asarray(w, dtype=float))) for g, w in pairs)
-    return Mistake(id, message, detect, overflow=True)
+    return Mistake(id, message, detect, overflow=True, hints=tuple(hints))
 
 
 EXP_MAX, EXP_MIN = 709.0, -745.0   # beyond them np.exp gives inf, or 0 (float64)
@@ -131,7 +144,12 @@ def no_max_subtraction(scores=None, axis=-1):
     ``scores(record)``: the call's right scores (-inf where masked), softmaxed along ``axis``; where a
     catalogue gives them, NaN is this mistake only when they are out of exp's range."""
     overflows = None if scores is None else (lambda record: exp_out_of_range(scores(record), axis))
-    return nan_where_finite("no_max_subtraction", NO_MAX_SUBTRACTION, overflows=overflows)
+    return nan_where_finite("no_max_subtraction", NO_MAX_SUBTRACTION, overflows=overflows, hints=(
+        "Look at the step that takes the exponential of the scores: how large can those scores be?",
+        "Call your function with scores in the thousands and find the first array in which inf or NaN "
+        "appears. Compare it with the same step on scores near 0.",
+        "Softmax does not change when the same number is subtracted from every score of a row: choose the "
+        "number that keeps every exponent at most 0."))
 
 
 LARGE_SCORE, LARGE_GAP = 1000.0, 40.0
