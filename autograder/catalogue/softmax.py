@@ -93,8 +93,13 @@ def _axis_out_of_bounds(record):
 
 
 def _whole_array(record):
-    x = _x(record)
-    return x.ndim > 1 and close(record.got, _ref(x.reshape(-1)).reshape(x.shape))
+    """All entries together sum to 1, and each slice along ``axis`` holds the right weights up to one
+    factor: the right exponentials, divided by one sum over the whole array (whatever was subtracted
+    first, the whole array's maximum or each slice's)."""
+    x, got, axis = _x(record), record.got, _axis(record)
+    if x.ndim < 2 or got is None or np.shape(got) != x.shape or not np.isclose(np.sum(got), 1.0):
+        return False
+    return close(got, record.want * np.sum(got, axis=axis, keepdims=True))
 
 
 def _divided_by_max(record):
