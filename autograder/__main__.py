@@ -248,12 +248,15 @@ def main(argv=None):
             except NotebookError as error:
                 _exit(f"autograder: {error}")
         print(json.dumps(notebooks.without_surrogates(result)))   # valid Unicode, whatever the path holds
-    elif hint is not None:   # the hint instead of the report, which would name the mistake
-        with i18n.language(report.language):
-            _print("\n".join(safe.terminal(i18n.tidy(line)) for line in hints.lines(hint, report)))
     else:
-        print(selfcheck.report_text(exercise, report, args.notebook))
+        if hint is not None:   # the hint instead of the report, which would name the mistake
+            with i18n.language(report.language):
+                _print("\n".join(safe.terminal(i18n.tidy(line)) for line in hints.lines(hint, report)))
+        else:
+            print(selfcheck.report_text(exercise, report, args.notebook))
         with i18n.language(report.language):
+            if args.hint and full:
+                _print(_("Every test passes: there is nothing to hint."))
             for grade_id, text in (answers or {}).items():
                 print("\n" + _("Model answer ({grade_id}); compare it with yours, your instructor grades yours:").format(
                     grade_id=grade_id) + "\n" + text)

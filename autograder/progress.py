@@ -84,7 +84,8 @@ def record(notebook, report, full_marks, graded_digest):
              "full_marks": full_marks,
              "checked": datetime.datetime.now().isoformat(timespec="seconds"), "sha256": graded_digest}
     entries = _entries(notebook.parent)
-    entry["hints"] = hints_seen(entries.get(notebook.name))   # the hints shown survive the next check
+    # The hints shown of a mistake still named are kept; a mistake fixed starts again at its first hint.
+    entry["hints"] = {key: count for key, count in hints_seen(entries.get(notebook.name)).items() if key in mistakes}
     entries[notebook.name] = entry
     return _write(notebook.parent, entries)
 

@@ -64,6 +64,20 @@ def _root_cause(report):
                  if run.error and run.error.split(":")[0] in ROOT_CAUSES), None)
 
 
+def first_fix(report):
+    """The line that names the cell to fix first (a syntax error, a failed import ...), or None."""
+    from .checks import learner_error
+    cause = _root_cause(report)
+    if cause is None:
+        return None
+    follow = [run for run in report.cells if run.index > cause.index and run.error
+              and run.error.startswith("NameError")]
+    after = (_("; {count} later cell(s) failed for lack of what it defines").format(count=len(follow))
+             if follow else "")
+    return _("FIRST FIX THIS: the cell starting `{line}` raised {error}{after}").format(
+        line=cause.first_line, error=learner_error(cause.error), after=after)
+
+
 def _written(points):
     """The points the self-check does not grade: written answers, graded by hand."""
     if not points:
@@ -96,10 +110,7 @@ def report_text(exercise, report, path):
         follow = [run for run in report.cells if cause and run.index > cause.index and run.error
                   and run.error.startswith("NameError")]
         if cause:
-            after = (_("; {count} later cell(s) failed for lack of what it defines").format(count=len(follow))
-                     if follow else "")
-            lines.append("  " + _("FIRST FIX THIS: the cell starting `{line}` raised {error}{after}").format(
-                line=cause.first_line, error=learner_error(cause.error), after=after))
+            lines.append("  " + first_fix(report))
         width = max((len(t.grade_id) for t in report.tests), default=0)
         # A test this machine could not measure is neither passed nor failed: it has its own mark.
         marks = {Kind.PASSED: _("PASS"), Kind.NOT_MEASURED: _("NOT MEASURED")}
@@ -261,9 +272,10 @@ def find_this_notebook():
     return None, None
 
 
-def _what_to_pass():
-    """The message when no front end names the notebook: the call to make, with the file to pass
-    when the kernel's folder holds exactly one notebook."""
+def _what_to_pass(options=""):
+    """The message when no front end names the notebook: the call to make (with ``options``, the
+    other arguments the learner gave, such as ``hint=True``), naming the file when the kernel's folder
+    holds one notebook, or one notebook of an exercise whose functions this kernel defines."""
     started_as = _user_namespace().get("__session__") or os.environ.get("JPY_SESSION_NAME")
     try:
         folder = Path.cwd()
@@ -275,10 +287,39 @@ def _what_to_pass():
     if started_as:
         lines.append(_("(The kernel started for {name}, which is not there now: renamed or moved?)").format(
             name=safe.quoted(Path(str(started_as)).name)))
-    if len(here) == 1:
-        lines.append(_("In a new cell: check_this_notebook({name})").format(
-            name=json.dumps(here[0], ensure_ascii=not here[0].isprintable())))
+    named = here if len(here) == 1 else _defined_here(folder, here)
+    if named:
+        lines.append(_("In a new cell: {calls}").format(calls=_(" or ").join(
+            "check_this_notebook({name}{options})".format(
+                name=json.dumps(name, ensure_ascii=not name.isprintable()), options=options)
+            for name in named[:MAX_NAMED])))
     return "\n".join(lines)
+
+
+MAX_NAMED = 3                 # notebooks a message names
+MAX_READ_BYTES = 32 << 20     # what the message reads in all to tell the kernel's notebooks
+
+
+def _defined_here(folder, names):
+    """The notebooks among ``names`` in ``folder`` that are exercises whose functions this kernel defines
+    (read within a total budget; [] when none is, or a folder of many notebooks)."""
+    from .course import default_course
+    namespace, budget, found = _user_namespace(), MAX_READ_BYTES, []
+    try:
+        course = default_course()
+    except Exception:
+        return []
+    for name in names[:50]:
+        try:
+            budget -= (folder / name).stat().st_size
+            if budget < 0:
+                break
+            exercise = course.identify(notebooks.read_notebook(folder / name))
+        except Exception:   # not an exercise notebook, unreadable
+            continue
+        if exercise.functions and all(callable(namespace.get(f)) for f in exercise.functions):
+            found.append(name)
+    return found
 
 
 # --------------------------------------------------------------------------- work run but not saved
@@ -413,8 +454,10 @@ def check_this_notebook(path=None, language=None, reference=False, hint=False):
     if path is None:
         path, how = find_this_notebook()
         if path is None:
+            given = [f"language={json.dumps(requested)}"] * bool(requested) + ["reference=True"] * bool(reference) \
+                + ["hint=True"] * bool(hint)
             with i18n.language(i18n.choose(requested)):
-                _say(_what_to_pass())
+                _say(_what_to_pass("".join(", " + g for g in given)))
             return
     path = Path(path)
     with i18n.language(i18n.choose(requested, _saved_notebook(path) if path.is_file() else None)):

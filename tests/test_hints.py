@@ -14,6 +14,7 @@ from autograder import hints, i18n
 from autograder.checks import SHARED_MISTAKES
 from test_learner_progress import check, english, notebook  # noqa: F401  (english: an autouse fixture)
 
+CORRECT = (helpers.SUBMISSIONS / "01_softmax" / "correct" / "logsumexp.py").read_text()
 MISTAKES = [(exercise.assignment, mistake) for exercise in helpers.EXERCISES
             for mistake in exercise.catalogue.MISTAKES] + [("shared", mistake) for mistake in SHARED_MISTAKES]
 
@@ -43,29 +44,46 @@ def test_a_hint_at_a_time_instead_of_the_report_then_the_report_names_the_mistak
     wrong = (helpers.SUBMISSIONS / "01_softmax" / "wrong" / "fixed_axis.py").read_text()
     path = notebook(tmp_path, "01_softmax", wrong)
     mistake = hints.catalogued(helpers.exercise("01_softmax"))["fixed_axis"]
-    shown = []
-    for _ask in range(len(mistake.hints) + 1):
+    count = len(mistake.hints)
+    for number in range(1, count + 2):
         status, out, err = check(capsys, "check", path, "--hint")
         assert status == 0 and not err, err
-        shown.append(out)
-    count = len(mistake.hints)
-    for number, out in enumerate(shown, 1):
-        number = min(number, count)
         # the visible test fails first, asserting only: the hint is for the first hidden test naming the mistake
         assert out[0] == "01_softmax: 0 / 7 points; a hint for the failing test test_softmax_random.", out
-        assert out[1] == f"Hint {number} of {count}: {mistake.hints[number - 1]}"
+        shown = min(number, count)   # each run adds the next hint to those before it
+        assert out[1:1 + shown] == [f"Hint {k} of {count}: {mistake.hints[k - 1]}" for k in range(1, shown + 1)]
+        assert out[1 + shown] == ("Ask again for the next hint: run the same cell or command again." if number < count
+                                  else "That was the last hint for this mistake: the self-check without the hint "
+                                       "option names it.")
         assert mistake.message not in "\n".join(out)   # the hint stands in for the message
-    assert shown[0][2].startswith("Ask again for the next hint")
-    assert shown[-1][2] == "That was the last hint for this mistake: the check without --hint names it."
     # The report itself still names the mistake, and keeps the count: the next hint is still the last one.
     assert any(mistake.message in line for line in check(capsys, "check", path)[1])
     status, out, _err = check(capsys, "check", path, "--hint", "--json")
     assert json.loads("\n".join(out))["hint"] == {"test": "test_softmax_random", "text": mistake.hints[-1],
-                                                   "mistake": "fixed_axis", "number": count, "count": count}
-    # In Japanese, the translated hint.
+                                                   "mistake": "fixed_axis", "number": count, "count": count,
+                                                   "earlier": list(mistake.hints[:-1]), "others": 0}
+    # In Japanese, the translated hints.
     status, out, _err = check(capsys, "check", path, "--hint", "--lang", "ja")
     with i18n.language("ja"):
         assert any(i18n._(mistake.hints[-1]) in line for line in out), out
+    # Fixed, the mistake's count goes; made again, its hints start from the first.
+    check(capsys, "check", notebook(tmp_path, "01_softmax", CORRECT))
+    notebook(tmp_path, "01_softmax", wrong)
+    assert check(capsys, "check", path, "--hint")[1][1] == f"Hint 1 of {count}: {mistake.hints[0]}"
+
+
+def test_a_syntax_error_is_said_first_and_other_mistakes_are_counted(tmp_path, capsys):
+    path = notebook(tmp_path, "01_softmax")
+    cells = json.loads(path.read_text())
+    solution = next(c for c in cells["cells"] if "def softmax" in "".join(c["source"]))
+    solution["source"] = "def softmax(x, axis=-1)\n    return x\n"
+    path.write_text(json.dumps(cells))
+    out = check(capsys, "check", path, "--hint")[1]
+    assert out[1].startswith("Hint: FIRST FIX THIS: the cell starting `def softmax(x, axis=-1)` raised SyntaxError"), out
+    two = ("def softmax(x, axis=-1):\n    x -= np.max(x, axis=axis, keepdims=True)\n"
+           "    return np.exp(x) / np.sum(np.exp(x))\n")
+    out = check(capsys, "check", notebook(tmp_path / "b", "01_softmax", two), "--hint")[1]
+    assert out[-2].startswith("The failing tests name 1 other mistake(s) as well"), out
 
 
 def test_a_failure_without_a_catalogued_mistake_says_there_is_no_graded_hint(tmp_path, capsys):
@@ -75,13 +93,13 @@ def test_a_failure_without_a_catalogued_mistake_says_there_is_no_graded_hint(tmp
     strange = ("def softmax(x, axis=-1):\n    e = np.exp(x - np.max(x, axis=axis, keepdims=True))\n"
                "    return e / (np.sum(e, axis=axis, keepdims=True) + 0.1)\n")
     out = check(capsys, "check", notebook(tmp_path / "b", "01_softmax", strange), "--hint")[1]
-    assert out[1].startswith("Hint: no catalogued mistake fits this failure"), out
+    assert out[1].startswith("Hint: the grader recognises no known mistake in this failure"), out
 
 
 def test_full_marks_need_no_hint(tmp_path, capsys):
-    correct = (helpers.SUBMISSIONS / "01_softmax" / "correct" / "logsumexp.py").read_text()
-    out = check(capsys, "check", notebook(tmp_path, "01_softmax", correct), "--hint")[1]
-    assert "Every test passes: well done." in out and not any(line.startswith("Hint") for line in out)
+    out = check(capsys, "check", notebook(tmp_path, "01_softmax", CORRECT), "--hint")[1]
+    assert "Every test passes: there is nothing to hint." in out and "Every test passes: well done." in out
+    assert not any(line.startswith("Hint") for line in out)
 
 
 def test_the_count_of_hints_shown_is_bounded_and_only_ours_is_kept(tmp_path):
@@ -103,4 +121,5 @@ def test_the_check_cell_gives_the_hint_too(tmp_path, capsys):
     with i18n.language("ja"):
         second = i18n._(mistake.hints[1])
     assert f"Hint 1 of {len(mistake.hints)}: {mistake.hints[0]}" in out and f"ヒント 2/{len(mistake.hints)}: {second}" in out
+    assert "同じセルかコマンドをもう一度実行すると、次のヒントが出る。" in out
     assert mistake.message not in out

@@ -300,3 +300,27 @@ def test_progress_reads_renamed_notebooks_within_a_total_budget(tmp_path, monkey
     assert found == {"01_softmax": first, "04_dot_product": tmp_path / "b-mine.ipynb"}
     monkeypatch.setattr(progress, "MAX_READ_BYTES", first.stat().st_size + 1)
     assert progress._found_notebooks(course.default_course(), [tmp_path]) == {"01_softmax": first}
+
+
+def test_when_no_front_end_names_the_notebook_the_call_to_make_keeps_the_options(tmp_path, kernel, capsys,
+                                                                                 monkeypatch):
+    """The call suggested keeps hint=True and the language, and names the notebook of the exercise
+    whose functions this kernel defines when the folder holds several."""
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    monkeypatch.chdir(tmp_path)
+    notebook(tmp_path, "01_softmax", name="mine.ipynb")
+    selfcheck.check_this_notebook(hint=True)
+    assert 'In a new cell: check_this_notebook("mine.ipynb", hint=True)' in capsys.readouterr().out
+    notebook(tmp_path, "04_dot_product")
+    notebook(tmp_path, "01_softmax", name="copy.ipynb")
+    selfcheck.check_this_notebook(language="ja", hint=True)
+    out = capsys.readouterr().out
+    assert "In a new cell" not in out and "新しいセル" not in out   # nothing defined: no file can be told
+    kernel.run_cell(DOT_PRODUCT)
+    selfcheck.check_this_notebook(hint=True, language="en")
+    out = capsys.readouterr().out
+    assert 'In a new cell: check_this_notebook("dot_product.ipynb", language="en", hint=True)' in out, out
+    kernel.run_cell(CORRECT)   # both exercises defined: each of their notebooks is a choice
+    selfcheck.check_this_notebook()
+    assert ('In a new cell: check_this_notebook("copy.ipynb") or check_this_notebook("dot_product.ipynb") or '
+            'check_this_notebook("mine.ipynb")' in capsys.readouterr().out)

@@ -28,15 +28,16 @@ def _tri(n, kind):
 
 # --------------------------------------------------------------------------- mistaken formulas
 def _variant(record, *, key="k", value="v", scale="d_k", mask="flag", after=False, axis=-1, fill=-np.inf,
-             scores=False):
+             transposed=False, scores=False):
     """What self_attention returns for the record's inputs under one mistaken formula (with ``scores``,
-    the scores it normalises)."""
+    the scores it normalises; with ``transposed``, scores K Q^T, row j holding key j's products)."""
     X, W_q, W_k, W_v = (np.asarray(a, dtype=float) for a in record.args[:4])
     causal = bool(record.kwargs.get("causal", False))
     Q = X @ W_q
     K = X @ (W_q if key == "q" else W_k)
     V = X if value == "x" else X @ W_v
-    S = Q @ K.T / {"d_k": np.sqrt(Q.shape[-1]), "d_model": np.sqrt(X.shape[-1]), "none": 1.0}[scale]
+    S = (K @ Q.T if transposed else Q @ K.T) / {"d_k": np.sqrt(Q.shape[-1]), "d_model": np.sqrt(X.shape[-1]),
+                                                 "none": 1.0}[scale]
     n = X.shape[0]
     m = None if (mask == "none" or (mask == "flag" and not causal)) else _tri(n, "causal" if mask == "flag" else mask)
     if m is not None and not after:
@@ -107,6 +108,8 @@ _scaled_by_d_model = _formula(scale="d_model")
 _masked_after_softmax = _formula(after=True)
 _softmax_over_queries = _formula(axis=0)
 _values_not_projected = _formula(value="x")
+_mask_fill_zero = _formula(fill=0.0)
+_transposed_scores = _formula(transposed=True)
 
 
 MISTAKES = [
@@ -148,16 +151,16 @@ MISTAKES = [
                    "Query i may attend to the keys j ≤ i, the tokens before it and itself, so even the first token "
                    "has one visible key.")),
     Mistake("mask_not_boolean",
-            "the mask holds numbers (0 and 1), not booleans: `~mask` and `np.where(mask, ...)` then "
-            "do not mean what you expect, and the contract asks for a bool array. Build it with "
-            "`dtype=bool`, for example `np.tril(np.ones((n, n), dtype=bool))`.",
+            "the mask holds numbers, not booleans, and the contract asks for a bool array: `~mask` then "
+            "fails on floats and gives -1 and -2 on integers, and `scores[mask]` picks rows by number. "
+            "Build it with `dtype=bool`, for example `np.tril(np.ones((n, n), dtype=bool))`.",
             lambda record: record.function == "causal_mask" and record.got is not None and record.kinds[:1] != ("b",),
             even_if_close=True,
             hints=("Look at the type of the array `causal_mask` returns: what is its `dtype`?",
-                   "Print the `dtype` of your mask for 3 tokens: it should be bool. Invert it with the tilde "
-                   "operator and compare: on a bool array it swaps True and False, on numbers it does not.",
-                   "The contract asks for a boolean mask: NumPy reads booleans as a selection of entries, and 0 "
-                   "and 1 as numbers.")),
+                   "Print the `dtype` of your mask for 3 tokens and compare it with the contract's: it should "
+                   "be bool, whatever values it holds.",
+                   "The contract asks for a boolean mask: NumPy reads a boolean array as a selection of entries, "
+                   "and an array of 0 and 1 as numbers, for inverting and for indexing alike.")),
     Mistake("causal_flag_ignored",
             "with `causal=True` the weights are not masked: every query still attends to later "
             "tokens. When `causal` is True, replace the scores where the causal mask is False by "
@@ -227,6 +230,27 @@ MISTAKES = [
                    "your output: it should be n × 3, one column per column of `W_v`.",
                    "The output averages the values, and the values are a projection of `X` of their own: d_v "
                    "numbers per token.")),
+    Mistake("mask_fill_zero",
+            "the blocked scores are 0 instead of -inf (set to 0, or multiplied by the mask): exp(0) = 1, so "
+            "every query still gives later tokens a positive weight. Replace them by `-np.inf` before the "
+            "softmax: `np.where(causal_mask(n), scores, -np.inf)`.",
+            _mask_fill_zero,
+            hints=("Look at the value a blocked score gets before the softmax: what weight does the softmax give "
+                   "that value?",
+                   "Call it with `causal` True and print row 0 of the weights: query 0 may see key 0 only, so its "
+                   "weight there should be 1 and every other weight of the row exactly 0.",
+                   "The softmax gives a score s a weight proportional to e^s, positive for every finite s: only "
+                   "minus infinity gives a blocked key exactly 0.")),
+    Mistake("transposed_scores",
+            "the scores are transposed: you computed K Q^T, whose row j holds key j's products with every "
+            "query. Query i's scores are row i of `Q @ K.T`; the matrix is square in self-attention, so no "
+            "shape tells them apart.",
+            _transposed_scores,
+            hints=("Look at the product that gives your scores: which factor comes first, the queries or the keys?",
+                   "Take `W_q` and `W_k` different, compute by hand the score of query 0 against key 1, the dot "
+                   "product of row 0 of Q with row 1 of K, and compare it with entry 0, 1 of your scores.",
+                   "In the row convention row i of the scores holds query i's products with every key. The square "
+                   "shape of self-attention hides a transposed matrix.")),
     masked_weight_not_zero(_visible),
     no_max_subtraction(lambda record: _variant(record, scores=True)),
 ]

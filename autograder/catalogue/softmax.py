@@ -195,8 +195,8 @@ MISTAKES = [
             "your softmax names a fixed axis (such as `axis=1`) that a 1-D input does not have. Use the "
             "`axis` argument in every reduction: `np.max(x, axis=axis, keepdims=True)`.",
             _axis_out_of_bounds,
-            hints=("Read the error your softmax raises: which axis or index does it name, and where in your code "
-                   "is that number written?",
+            hints=("Call your softmax on a 1-D array of scores and read the error it raises: which axis or index "
+                   "does it name, and where in your code is that number written?",
                    "Call it on a 1-D array of 7 scores and on a 2 × 3 × 5 array: a right softmax runs on both, "
                    "with the default axis and with every `axis` the array has. Note which call fails.",
                    "The contract accepts arrays of any shape, 1-D included, so no axis may be written into the "
