@@ -17,7 +17,7 @@ from typing import Optional
 from . import progress
 from .checks import SHARED_MISTAKES
 from .i18n import _
-from .results import NOT_ATTEMPTED
+from .results import NOT_ATTEMPTED, Kind
 
 
 @dataclasses.dataclass
@@ -31,6 +31,7 @@ class Hint:
     count: int = 0
     earlier: tuple = ()             # the hints shown before this one, in order (a double run loses none)
     others: int = 0                 # the other mistakes the failing tests name
+    kept: bool = True               # was the count saved beside the notebook (else the next run shows it again)
 
     def as_json(self):
         return {**dataclasses.asdict(self), "earlier": list(self.earlier)}
@@ -46,7 +47,7 @@ def next_hint(exercise, report, notebook):
     ``progress.record``), counted as shown: of the first mistake named by a failing test, else about
     the first failing test; None when every test passes."""
     from .selfcheck import first_fix
-    failed = [t for t in report.tests if not t.passed]
+    failed = [t for t in report.tests if not t.passed and t.kind is not Kind.NOT_MEASURED]   # unmeasured: no verdict
     if not failed:
         return None
     cause = first_fix(report)
@@ -59,16 +60,16 @@ def next_hint(exercise, report, notebook):
             text = _("this test calls a function that still raises NotImplementedError: write that function first.")
         else:
             text = _("the grader recognises no known mistake in this failure, so there is no graded hint for it; "
-                     "the check without the hint shows which call gives a wrong answer.")
+                     "the check without the hint shows which call fails, and how.")
         return Hint(failed[0].grade_id, text)
     mistake = mistakes[named[0]]
     test = next(t for t in failed if mistake.id in t.findings)
     hints = mistake.translated_hints()
     seen = progress.hints_seen(progress.record_of(notebook)).get(mistake.id, 0)
     number = min(seen + 1, len(hints))
-    progress.note_hint(notebook, mistake.id, number)
+    kept = progress.note_hint(notebook, mistake.id, number)
     return Hint(test.grade_id, hints[number - 1], mistake.id, number, len(hints), tuple(hints[:number - 1]),
-                len(named) - 1)
+                len(named) - 1, kept)
 
 
 def lines(hint, report):
@@ -79,7 +80,11 @@ def lines(hint, report):
         return [head, _("Hint: {text}").format(text=hint.text)]
     shown = [head] + [_("Hint {number} of {count}: {text}").format(number=number, count=hint.count, text=text)
                       for number, text in enumerate((*hint.earlier, hint.text), 1)]
-    if hint.number < hint.count:
+    if hint.number < hint.count and not hint.kept:
+        shown.append(_("The count of hints shown could not be saved beside the notebook (its folder cannot be "
+                       "written, or {file} there is not a file we can replace), so the next run shows this hint "
+                       "again.").format(file=progress.FILE))
+    elif hint.number < hint.count:
         shown.append(_("Ask again for the next hint: run the same cell or command again."))
     else:
         shown.append(_("That was the last hint for this mistake: the self-check without the hint option names it."))

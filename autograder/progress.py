@@ -11,6 +11,7 @@ mistake (``check --hint``, ``autograder.hints``), so that asking again gives the
 The file is the learner's own: it is read bounded, and whatever it holds that is not a record is
 ignored; it never changes a grade.
 """
+import contextlib
 import datetime
 import hashlib
 import json
@@ -21,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from .i18n import _
-from .results import NOT_ATTEMPTED
+from .results import NOT_ATTEMPTED, Kind
 
 FILE = "attention-progress.json"
 MAX_BYTES = 1 << 20            # a record is about 200 bytes; a larger file is not one we wrote
@@ -83,11 +84,41 @@ def record(notebook, report, full_marks, graded_digest):
              "not_attempted": any(NOT_ATTEMPTED in test.findings for test in report.tests),
              "full_marks": full_marks,
              "checked": datetime.datetime.now().isoformat(timespec="seconds"), "sha256": graded_digest}
-    entries = _entries(notebook.parent)
-    # The hints shown of a mistake still named are kept; a mistake fixed starts again at its first hint.
-    entry["hints"] = {key: count for key, count in hints_seen(entries.get(notebook.name)).items() if key in mistakes}
-    entries[notebook.name] = entry
-    return _write(notebook.parent, entries)
+    with _locked(notebook.parent):   # two checks at once in one folder: neither loses the other's record
+        entries = _entries(notebook.parent)
+        seen = hints_seen(entries.get(notebook.name))
+        # A mistake fixed starts again at its first hint; one merely hidden (a syntax error, a function
+        # back to NotImplementedError, a time limit) is not fixed.
+        entry["hints"] = seen if _inconclusive(report) else {key: n for key, n in seen.items() if key in mistakes}
+        entries[notebook.name] = entry
+        return _write(notebook.parent, entries)
+
+
+def _inconclusive(report):
+    """Could this self-check not tell whether a mistake is still there?"""
+    from .selfcheck import first_fix
+    return bool(first_fix(report)) or any(NOT_ATTEMPTED in test.findings or test.kind in (Kind.TIMEOUT, Kind.CRASHED)
+                                          for test in report.tests)
+
+
+@contextlib.contextmanager
+def _locked(folder):
+    """An exclusive lock on ``folder`` (flock on the folder itself, no file added) while its progress
+    file is read and written; none where it cannot be taken."""
+    try:
+        handle = os.open(folder, os.O_RDONLY)
+    except OSError:
+        yield
+        return
+    try:
+        import fcntl
+        fcntl.flock(handle, fcntl.LOCK_EX)
+    except (ImportError, OSError):
+        pass
+    try:
+        yield
+    finally:
+        os.close(handle)   # releases the lock
 
 
 def record_of(notebook):
@@ -111,11 +142,12 @@ def note_hint(notebook, mistake_id, shown):
     """Record that the hint numbered ``shown`` of ``mistake_id`` was shown for ``notebook`` (whose
     self-check was just recorded); False when there is no record to add it to or it cannot be written."""
     notebook = Path(notebook)
-    entries = _entries(notebook.parent)
-    if notebook.name not in entries:
-        return False
-    entries[notebook.name]["hints"] = {**hints_seen(entries[notebook.name]), mistake_id: shown}
-    return _write(notebook.parent, entries)
+    with _locked(notebook.parent):
+        entries = _entries(notebook.parent)
+        if notebook.name not in entries:
+            return False
+        entries[notebook.name]["hints"] = {**hints_seen(entries[notebook.name]), mistake_id: shown}
+        return _write(notebook.parent, entries)
 
 
 def _write(folder, entries):

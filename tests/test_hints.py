@@ -37,7 +37,8 @@ def test_every_mistake_has_two_or_three_hints_without_code_in_both_languages(whe
             japanese = i18n._(hint)
         assert japanese != hint, f"{mistake.id}: not translated: {hint!r}"
         assert re.findall(r"`[^`]*`", japanese) == re.findall(r"`[^`]*`", hint), japanese
-        assert not re.search(r"あなた|[せしろ]よ。|引け|使え|割れ|返せ|開け", japanese), f"an order: {japanese}"
+        # an order, not a condition (引けば is one)
+        assert not re.search(r"あなた|[せしろ]よ。|(引け|使え|割れ|返せ|開け)(?!ば)", japanese), f"an order: {japanese}"
 
 
 def test_a_hint_at_a_time_instead_of_the_report_then_the_report_names_the_mistake(tmp_path, capsys):
@@ -61,7 +62,7 @@ def test_a_hint_at_a_time_instead_of_the_report_then_the_report_names_the_mistak
     status, out, _err = check(capsys, "check", path, "--hint", "--json")
     assert json.loads("\n".join(out))["hint"] == {"test": "test_softmax_random", "text": mistake.hints[-1],
                                                    "mistake": "fixed_axis", "number": count, "count": count,
-                                                   "earlier": list(mistake.hints[:-1]), "others": 0}
+                                                   "earlier": list(mistake.hints[:-1]), "others": 0, "kept": True}
     # In Japanese, the translated hints.
     status, out, _err = check(capsys, "check", path, "--hint", "--lang", "ja")
     with i18n.language("ja"):
@@ -123,3 +124,51 @@ def test_the_check_cell_gives_the_hint_too(tmp_path, capsys):
     assert f"Hint 1 of {len(mistake.hints)}: {mistake.hints[0]}" in out and f"ヒント 2/{len(mistake.hints)}: {second}" in out
     assert "同じセルかコマンドをもう一度実行すると、次のヒントが出る。" in out
     assert mistake.message not in out
+
+
+def test_a_test_not_measured_is_not_a_failing_test_to_hint():
+    from autograder.results import Kind, Report, TestResult
+    exercise = helpers.exercise("09_online_softmax")
+    report = Report("09_online_softmax", "x.ipynb", [
+        TestResult("test_a", 2, 2, ""), TestResult("test_b", 0, 1, "not measured here", Kind.NOT_MEASURED)], [])
+    assert hints.next_hint(exercise, report, "/nonexistent/x.ipynb") is None
+
+
+def test_a_count_that_cannot_be_saved_says_so(tmp_path, capsys):
+    wrong = (helpers.SUBMISSIONS / "01_softmax" / "wrong" / "fixed_axis.py").read_text()
+    path = notebook(tmp_path, "01_softmax", wrong)
+    (tmp_path / "attention-progress.json").mkdir()   # not a file the check can replace
+    for _ask in range(2):
+        out = check(capsys, "check", path, "--hint")[1]
+        assert out[1].startswith("Hint 1 of") and out[2].startswith("The count of hints shown could not be saved")
+
+
+def test_a_mistake_hidden_by_a_syntax_error_keeps_its_count(tmp_path, capsys):
+    wrong = (helpers.SUBMISSIONS / "01_softmax" / "wrong" / "fixed_axis.py").read_text()
+    path = notebook(tmp_path, "01_softmax", wrong)
+    check(capsys, "check", path, "--hint")
+    check(capsys, "check", path, "--hint")
+    saved = path.read_text()
+    cells = json.loads(saved)
+    next(c for c in cells["cells"] if "def softmax" in "".join(c["source"]))["source"] = "def softmax(x\n"
+    path.write_text(json.dumps(cells))
+    assert "FIRST FIX THIS" in check(capsys, "check", path, "--hint")[1][1]
+    path.write_text(saved)
+    assert check(capsys, "check", path, "--hint")[1][3].startswith("Hint 3 of 3")
+
+
+def test_checks_at_once_in_one_folder_keep_every_count(tmp_path):
+    """Six notebooks checked in parallel, three times: each record keeps its three hints (the folder is
+    locked while its progress file is read and written; without the lock, records are lost)."""
+    import subprocess
+    import sys
+    wrong = (helpers.SUBMISSIONS / "01_softmax" / "wrong" / "fixed_axis.py").read_text()
+    names = [f"copy{i}.ipynb" for i in range(6)]
+    for name in names:
+        notebook(tmp_path, "01_softmax", wrong, name=name)
+    for _round in range(3):
+        running = [subprocess.Popen([sys.executable, "-m", "autograder", "check", name, "--hint"], cwd=tmp_path,
+                                    stdout=subprocess.DEVNULL) for name in names]
+        assert [process.wait(timeout=300) for process in running] == [0] * len(names)
+    records = json.loads((tmp_path / "attention-progress.json").read_text())["notebooks"]
+    assert {name: records[name]["hints"] for name in names} == {name: {"fixed_axis": 3} for name in names}

@@ -103,9 +103,26 @@ def _sinusoidal_fitted(per, named_elsewhere=()):
 
 
 def _axes_swapped(record):
+    """The right encoding, transposed (verified on the values, not only the shape)."""
     want = np.shape(record.want)
     return (record.function == "sinusoidal_encoding" and record.got is not None and want[0] != want[1]
-            and record.got.shape == want[::-1])
+            and record.got.shape == want[::-1] and close(record.got, np.asarray(record.want).T))
+
+
+def _arguments_swapped(record):
+    """Called with its two arguments the other way round, the learner's function returns the right
+    encoding: it takes (d_model, n), not the contract's (n, d_model)."""
+    if record.function != "sinusoidal_encoding" or len(record.args) < 2:
+        return False
+    n, d_model = record.args[:2]
+    if n == d_model:
+        return False
+
+    def right_the_other_way(record):
+        other = attempt(record.callee, "sinusoidal_encoding", (d_model, n), want=record.want,
+                        arg_names=("n", "d_model"))
+        return other.error is None and close(other.got, record.want)
+    return probed_once(record, "arguments swapped", right_the_other_way)
 
 
 def _rotary_variant(**options):
@@ -156,6 +173,16 @@ MISTAKES = [
                    "one row per position. Is yours (4, 3)?",
                    "The book's row convention: row pos of the encoding is added to the embedding of the token "
                    "at position pos, so the positions run along axis 0 and the d_model dimensions along axis 1.")),
+    Mistake("arguments_swapped",
+            "your function takes its two parameters in the other order: given d_model first and n second, it "
+            "returns the right encoding. The contract's signature is `sinusoidal_encoding(n, d_model)`, the "
+            "number of positions first.",
+            _arguments_swapped,
+            hints=("Look at the first line of your function: in which order does it name its two parameters?",
+                   "Call it for 3 positions and d_model 4 and print the shape: it should be 3 × 4. Then compare "
+                   "its first row with the encoding of position 0, zeros and ones alternating.",
+                   "The contract fixes the order of the parameters: the number of positions first, then the "
+                   "dimension of each encoding. A caller passes them by position, not by name.")),
     Mistake("sin_cos_swapped",
             "sine and cosine are swapped: the even columns hold cosines and the odd columns sines, so "
             "row 0 is [1, 0, 1, 0, ...] instead of [0, 1, 0, 1, ...]. PE[pos, 2i] = sin(pos * theta_i) "

@@ -8,6 +8,8 @@ first symptom that fits names the mistake.  Every mistake has a wrong
 implementation in ``tests/submissions/01_softmax/`` and a test that grading it
 shows this message.
 """
+import re
+
 import numpy as np
 
 from ..checks import rng as hidden_inputs
@@ -89,7 +91,9 @@ def _default_axis(record):
 
 
 def _axis_out_of_bounds(record):
-    return record.error is not None and "out of bounds" in record.error
+    """NumPy's AxisError: a reduction along an axis the input does not have (not any index out of range)."""
+    return record.error is not None and re.search(r"axis -?\d+ is out of bounds for array of dimension",
+                                                  record.error) is not None
 
 
 def _whole_array(record):
@@ -163,8 +167,8 @@ MISTAKES = [
             "gives every entry a positive weight exp(x_i) / sum_j exp(x_j); that soft weighting is "
             "what lets gradients reach every position.",
             _one_hot,
-            hints=("Look at how each weight is obtained from the scores: which function of a score does the "
-                   "contract's formula put in the numerator?",
+            hints=("Look at how your softmax turns the scores into weights: could any step make a weight exactly 0 "
+                   "or exactly 1?",
                    "Call it on the scores 1, 2 and 3: a softmax gives about 0.090, 0.245 and 0.665, every weight "
                    "positive. Compare with your weights.",
                    "Softmax is the soft version of picking the maximum: each entry gets the exponential of its "
@@ -184,12 +188,12 @@ MISTAKES = [
             "the reductions use a fixed axis instead of the `axis` argument. Pass `axis=axis, "
             "keepdims=True` to `np.max` and `np.sum`.",
             _fixed_axis,
-            hints=("Look at the axis each reduction in your softmax uses: where does that number come from, the "
-                   "`axis` argument or your code?",
+            hints=("Look at the axis along which your weights end up summing to 1: what in your code decides it, "
+                   "and does the `axis` argument decide it?",
                    "Call it on a 3 × 4 array with `axis` 0 and again with the last axis, and compare the sums of "
                    "the weights along the axis you asked for with 1.",
-                   "Every reduction has to follow the `axis` argument, whichever axis it names: the same "
-                   "function serves the row convention, the column convention and arrays with any number of "
+                   "The slices that sum to 1 must lie along the axis that the `axis` argument names, for every "
+                   "shape and every value of `axis`: the same function serves rows, columns and arrays with more "
                    "axes.")),
     Mistake("axis_hard_coded",
             "your softmax names a fixed axis (such as `axis=1`) that a 1-D input does not have. Use the "

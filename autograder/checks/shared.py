@@ -145,11 +145,12 @@ def no_max_subtraction(scores=None, axis=-1):
     catalogue gives them, NaN is this mistake only when they are out of exp's range."""
     overflows = None if scores is None else (lambda record: exp_out_of_range(scores(record), axis))
     return nan_where_finite("no_max_subtraction", NO_MAX_SUBTRACTION, overflows=overflows, hints=(
-        "Look at the step that takes the exponential of the scores: how large can those scores be?",
-        "Call your function with scores in the thousands and find the first array in which inf or NaN "
-        "appears. Compare it with the same step on scores near 0.",
-        "Softmax does not change when the same number is subtracted from every score of a row: choose the "
-        "number that keeps every exponent at most 0."))
+        "Look at the step that takes the exponential of the scores, and at what is subtracted from them "
+        "first: where can inf, or 0 divided by 0, appear?",
+        "Call it with one query whose scores are in the thousands and another whose scores are near minus a "
+        "thousand, and find the first array in which inf or NaN appears.",
+        "Softmax does not change when the same number is subtracted from every score of one query: subtract "
+        "each query's own largest score, so that its exponents are at most 0 and the largest is exactly 0."))
 
 
 LARGE_SCORE, LARGE_GAP = 1000.0, 40.0
