@@ -469,8 +469,9 @@ def check_decode_step(decode_step):
     for t in (3, 5, 9):
         X = rng.normal(size=(t + 1, d_model))
         # key 0 is never the new token's best key: copying the first value (a mask that hides the past) is
-        # then told from copying the best key's value (a hard argmax), in every draw
-        while np.argmax(_scores(X, params)) == 0:
+        # then told from copying the best key's value (a hard argmax), in every draw; and the new token's own
+        # key weighs at least 0.2, so that leaving it out (own_key_left_out) changes y_t in every draw
+        while np.argmax(_scores(X, params)) == 0 or _softmax(_scores(X, params))[-1] < 0.2:
             X = rng.normal(size=(t + 1, d_model))
         K, V = _cache_of(X[:t], params)
         _call_step(decode_step, X[t], {"K": K, "V": V}, params)
