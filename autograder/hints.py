@@ -22,8 +22,8 @@ from .results import NOT_ATTEMPTED, Kind
 
 @dataclasses.dataclass
 class Hint:
-    """What ``--hint`` shows: for ``test`` (a grade id), the hints of ``mistake`` up to ``number`` of
-    ``count`` (``shown``, the newest last); without a mistake, one ``text`` that says why there is none."""
+    """What ``--hint`` shows: for ``test`` (a grade id), hint ``number`` of ``count`` of ``mistake``
+    (``text``, after the ``earlier`` ones); without a mistake, one ``text`` that says why there is none."""
     test: str
     text: str
     mistake: Optional[str] = None   # the catalogued mistake's id; None when no graded hint applies

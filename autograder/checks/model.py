@@ -100,8 +100,9 @@ class Mistake:
     overflow: bool = False
     template: Optional[str] = dataclasses.field(default=None, repr=False)   # msgid of a message with values
     fields: tuple = dataclasses.field(default=(), repr=False)              # (name, value) pairs it is filled with
-    # Two or three graded hints (marked messages, ``N_``), shown one at a time by ``check --hint``
-    # (``autograder.hints``) before the message: where to look, then what to compare; never code.
+    # Two or three graded hints, shown one at a time by ``check --hint`` (``autograder.hints``) before
+    # the message: where to look, then what to compare; never code.  Plain strings, not ``N_``: babel
+    # cannot extract strings nested in a call, so ``i18n.extract`` collects them from the catalogues.
     hints: tuple = dataclasses.field(default=(), repr=False)
 
     def __post_init__(self):
