@@ -264,24 +264,32 @@ def summary_line(course, notebook, exercise):
 def _found_notebooks(course, folders):
     """{assignment: path} of the course's exercises found as notebooks in ``folders``: by file name,
     then by their graded cells (a renamed copy)."""
-    from . import notebooks
     found = {}
     names = {exercise.notebook: exercise.assignment for exercise in course.exercises}
     candidates = sorted(p for folder in folders for p in _glob(folder))[:MAX_NOTEBOOKS]
     for path in candidates:
         if path.name in names:
             found.setdefault(names[path.name], path)
-    budget = MAX_READ_BYTES   # bounded in total, not only per file: 200 large notebooks are not read whole
-    for path in candidates:
-        if path.name not in names:
-            try:
-                budget -= path.stat().st_size
-                if budget < 0:
-                    break
-                found.setdefault(course.identify(notebooks.read_notebook(path)).assignment, path)
-            except Exception:   # not a notebook of the course, unreadable: not an exercise found
-                continue
+    for path, exercise in identified(course, [p for p in candidates if p.name not in names]):
+        found.setdefault(exercise.assignment, path)
     return found
+
+
+def identified(course, paths, budget=None):
+    """(path, exercise) of the notebooks among ``paths`` that are exercises of ``course``, recognised
+    by their graded cells, reading at most ``budget`` bytes in all (not only per file: 200 large
+    notebooks are not read whole)."""
+    from . import notebooks
+    budget = MAX_READ_BYTES if budget is None else budget
+    for path in paths:
+        try:
+            budget -= Path(path).stat().st_size
+            if budget < 0:
+                return
+            exercise = course.identify(notebooks.read_notebook(path))
+        except Exception:   # not a notebook of the course, unreadable: not an exercise found
+            continue
+        yield path, exercise
 
 
 def _glob(folder):

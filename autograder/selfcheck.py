@@ -302,24 +302,17 @@ MAX_READ_BYTES = 32 << 20     # what the message reads in all to tell the kernel
 
 def _defined_here(folder, names):
     """The notebooks among ``names`` in ``folder`` that are exercises whose functions this kernel defines
-    (read within a total budget; [] when none is, or a folder of many notebooks)."""
+    (read within a total budget, ``progress.identified``; [] when none is)."""
     from .course import default_course
-    namespace, budget, found = _user_namespace(), MAX_READ_BYTES, []
+    from .progress import identified
+    namespace = _user_namespace()
     try:
         course = default_course()
     except Exception:
         return []
-    for name in names[:50]:
-        try:
-            budget -= (folder / name).stat().st_size
-            if budget < 0:
-                break
-            exercise = course.identify(notebooks.read_notebook(folder / name))
-        except Exception:   # not an exercise notebook, unreadable
-            continue
-        if exercise.functions and all(callable(namespace.get(f)) for f in exercise.functions):
-            found.append(name)
-    return found
+    return [path.name for path, exercise in identified(course, [folder / name for name in names[:50]],
+                                                        budget=MAX_READ_BYTES)
+            if exercise.functions and all(callable(namespace.get(f)) for f in exercise.functions)]
 
 
 # --------------------------------------------------------------------------- work run but not saved
