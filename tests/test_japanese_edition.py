@@ -179,3 +179,20 @@ def test_the_japanese_edition_is_japanese(site):
     index = (site / "ja" / "book" / "intro.html").read_text()
     assert '<html lang="ja"' in index
     assert "アテンション" in BeautifulSoup(index, "html.parser").title.get_text()
+
+
+def test_every_page_states_the_licences_in_its_language(site):
+    """The footer of every page of both editions: text CC BY 4.0, code MIT, the LICENSE
+    file; the README and the file itself say the same."""
+    root = Path(__file__).parents[1]
+    for page in japanese_pages(site):
+        twin = site / page.relative_to(site / "ja")
+        for here, words in ((twin, "Text and figures"), (page, "本文と図")):
+            footer = BeautifulSoup(here.read_text(), "html.parser").select_one("p.licence")
+            assert footer is not None, f"{here}: no licence in the footer"
+            text = footer.get_text()
+            assert words in text and "CC BY 4.0" in text and "MIT" in text, (here, text)
+            assert footer.select_one("a[href$='/blob/main/LICENSE']"), (here, footer)
+    licence = (root / "LICENSE").read_text()
+    assert "Creative Commons Attribution 4.0" in licence and "Permission is hereby granted" in licence
+    assert "CC BY 4.0" in (root / "README.md").read_text()

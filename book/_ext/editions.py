@@ -37,13 +37,15 @@ TEMPLATES = Path(__file__).with_name("templates")
 
 # What changes between editions besides the translated text.
 EDITIONS = {
-    "en": {"label": "English", "subdir": ""},
+    "en": {"label": "English", "subdir": "",
+           "footer": "Text and figures: {cc_by}; code: MIT ({license})."},
     "ja": {"label": "日本語", "subdir": "ja",
            "config": {"language": "ja",
                       "html_title": "アテンション：ソフトマックスから Transformer まで",
                       "html_search_language": "ja",
                       "bibtex_reference_style": "author_year_ja"},
-           "search_bar_text": "この本を検索…"},
+           "search_bar_text": "この本を検索…",
+           "footer": "本文と図：{cc_by}、コード：MIT（{license}）。"},
 }
 TRANSLATED = [code for code in EDITIONS if EDITIONS[code]["subdir"]]
 
@@ -117,9 +119,18 @@ def _configure(app, config):
     options["article_header_end"] = ["edition-switch.html", "article-header-buttons.html"]
     if "search_bar_text" in EDITIONS[language]:
         options["search_bar_text"] = EDITIONS[language]["search_bar_text"]
+    options["extra_footer"] = _licence_footer(language, options.get("repository_url", ""))
     config.html_theme_options = options
     config.templates_path = [*config.templates_path, str(TEMPLATES)]
     config.html_static_path = [*config.html_static_path, str(STATIC)]
+
+
+def _licence_footer(language, repository_url):
+    """Every page's footer: the book's two licences (the repository's LICENSE)."""
+    cc_by = '<a href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a>'
+    license = (f'<a href="{repository_url}/blob/main/LICENSE">LICENSE</a>'
+               if repository_url else "LICENSE")
+    return f'<p class="licence">{EDITIONS[language]["footer"].format(cc_by=cc_by, license=license)}</p>'
 
 
 def _register_japanese_citations():

@@ -17,7 +17,7 @@ et al. 2023) shrink the cache by sharing keys and values between heads:
 """
 import numpy as np
 
-from .multi_head import merge_heads, split_heads
+from .multi_head import head_mask, merge_heads, split_heads
 from .positions import sinusoidal_encoding
 from .scaled import scaled_dot_product_attention
 from .transformer import BOS, encode, feed_forward, layer_norm
@@ -77,7 +77,8 @@ def grouped_query_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads,
     attention (Shazeer 2019).
     X_q : (..., n, d_model); X_kv : (..., m, d_model);
     W_q, W_o : (d_model, d_model); W_k, W_v : (d_model, num_kv_heads *
-    d_head) with d_head = d_model // num_heads
+    d_head) with d_head = d_model // num_heads; mask : bool, broadcastable
+    to (..., n, m), the same for every head (``head_mask``)
     returns (out (..., n, d_model), weights (..., num_heads, n, m))
     """
     group = num_heads // num_kv_heads
@@ -86,9 +87,11 @@ def grouped_query_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads,
     V = split_heads(X_kv @ W_v, num_kv_heads)                # (..., g, m, dh)
     K = np.repeat(K, group, axis=-3)                         # (..., h, m, dh)
     V = np.repeat(V, group, axis=-3)
-    if mask is not None:
-        mask = np.asarray(mask, dtype=bool)[..., None, :, :]
-    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    # (..., n, m): the scores' shape without the head axis
+    shape = (np.broadcast_shapes(Q.shape[:-3], K.shape[:-3])
+             + (Q.shape[-2], K.shape[-2]))
+    heads, weights = scaled_dot_product_attention(
+        Q, K, V, mask=head_mask(mask, shape))
     return merge_heads(heads) @ W_o, weights
 
 

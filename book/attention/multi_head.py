@@ -7,7 +7,8 @@ sequence axis: ``(..., num_heads, n, d_head)``.
 """
 import numpy as np
 
-from .scaled import scaled_dot_product_attention
+from .scaled import (boolean_mask, broadcasts_to,
+                     scaled_dot_product_attention)
 
 
 def split_heads(X, num_heads):
@@ -31,14 +32,26 @@ def merge_heads(X):
     return X.reshape(*lead, n, num_heads * d_head)
 
 
-def head_mask(mask):
-    """A mask broadcastable to (..., n, m), made broadcastable to (...,
-    num_heads, n, m).
+def head_mask(mask, shape=None):
+    """A boolean mask broadcastable to (..., n, m), made broadcastable to
+    (..., num_heads, n, m): the same mask for every head (Vaswani et al.
+    2017, Sec. 3.2.2-3.2.3).
+
+    shape : the (..., n, m) the mask must broadcast to without growing it,
+    or None; a mask that does not, e.g. a per-head (B, h, n, m) one, is
+    refused (ValueError): with the head axis inserted its axes would meet
+    the wrong ones (with B = h, head b would get row b of the mask).
+    Non-boolean masks are refused (TypeError, ``boolean_mask``).
     """
     if mask is None:
         return None
-    mask = np.asarray(mask, dtype=bool)
-    # the same mask for every head
+    mask = boolean_mask(mask)
+    if shape is not None and not broadcasts_to(mask.shape, tuple(shape)):
+        raise ValueError(
+            f"mask of shape {mask.shape} does not broadcast to (..., n, m) "
+            f"= {tuple(shape)}: one mask serves every head (the head axis "
+            f"is added inside), so per-head masks are not accepted")
+    # the same mask for every head: (..., 1, n, m)
     return mask[..., None, :, :] if mask.ndim >= 2 else mask
 
 
@@ -49,16 +62,20 @@ def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
     X_q : (..., n, d_model) queries' inputs; X_kv : (..., m, d_model) keys' and
         values' inputs
     W_q, W_k, W_v, W_o : (d_model, d_model); mask : bool, broadcastable to
-    (..., n, m)
+    (..., n, m), the same for every head (``head_mask``: a per-head or
+    larger mask is refused)
     returns (out (..., n, d_model), weights (..., num_heads, n, m)); each head
     scaled by sqrt(d_head)
     """
     Q = split_heads(X_q @ W_q, num_heads)  # (..., h, n, d_head)
     K = split_heads(X_kv @ W_k, num_heads)  # (..., h, m, d_head)
     V = split_heads(X_kv @ W_v, num_heads)  # (..., h, m, d_head)
+    # (..., n, m): the scores' shape without the head axis
+    shape = (np.broadcast_shapes(Q.shape[:-3], K.shape[:-3])
+             + (Q.shape[-2], K.shape[-2]))
     # sqrt(d_head) inside
-    heads, weights = scaled_dot_product_attention(Q, K, V,
-                                                  mask=head_mask(mask))
+    heads, weights = scaled_dot_product_attention(
+        Q, K, V, mask=head_mask(mask, shape))
     # (..., n, d_model), (..., h, n, m)
     return merge_heads(heads) @ W_o, weights
 

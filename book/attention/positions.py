@@ -70,12 +70,22 @@ def apply_rotary(X, positions):
     out[..., j, 2i+1] = x_2i sin(p_j theta_i) + x_2i+1 cos(p_j theta_i)
 
     where x = X[..., j, :] and p_j = positions[j].  Applied to queries and
-    keys (never to values), it makes q_m . k_n depend on m - n only.
+    keys (never to values), it makes q_t . k_s depend on s - t only.
     X : (..., n, d) with d even; positions : int array (n,)
     returns (..., n, d), float64; X itself is not modified
+    Any other shape of positions, e.g. (1, n), which would broadcast
+    against the d/2 frequencies, or an odd d is refused (ValueError).
     """
     X = np.asarray(X, dtype=float)
-    angles = np.asarray(positions)[:, None] * frequencies(X.shape[-1])
+    positions = np.asarray(positions)
+    if X.ndim < 2 or X.shape[-1] % 2:
+        raise ValueError(f"X must have shape (..., n, d) with d even, "
+                         f"got shape {X.shape}")
+    if positions.shape != X.shape[-2:-1]:
+        raise ValueError(f"positions must have shape (n,) = "
+                         f"{X.shape[-2:-1]} for X of shape {X.shape}, got "
+                         f"shape {positions.shape}")
+    angles = positions[:, None] * frequencies(X.shape[-1])   # (n, d/2)
     cos, sin = np.cos(angles), np.sin(angles)                # (n, d/2)
     even, odd = X[..., 0::2], X[..., 1::2]                   # (..., n, d/2)
     out = np.empty(X.shape)

@@ -19,6 +19,31 @@ LOG2_E = 1.0 / np.log(2.0)
 BLOCK_BYTES = 1 << 19
 
 
+def boolean_mask(mask):
+    """The book's masks are boolean, True = this query may attend to this key
+    (Vaswani et al. 2017, Sec. 3.2.3, sets the scores of the others to -inf).
+
+    returns mask as a bool array; refuses (TypeError) any other dtype: an
+    additive 0 / -inf mask cast to bool would be inverted (0 -> False =
+    masked, -inf -> True = kept), and a 0/1 mask is ambiguous.
+    """
+    mask = np.asarray(mask)
+    if mask.dtype != np.bool_:
+        raise TypeError(
+            f"mask must be boolean (True = this query may attend to this "
+            f"key), got dtype {mask.dtype}; for an additive mask M of 0 and "
+            f"-inf pass M == 0")
+    return mask
+
+
+def broadcasts_to(shape, target):
+    """True if an array of ``shape`` broadcasts to ``target`` unchanged."""
+    try:
+        return np.broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        return False
+
+
 def scaled_dot_product_attention(Q, K, V, mask=None):
     """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V  (Vaswani et al. 2017,
     Eq. 1).
@@ -27,7 +52,7 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
     K    : (..., m, d_k) keys
     V    : (..., m, d_v) values
     mask : bool, broadcastable to (..., n, m); True = this query may attend to
-        this key
+        this key; any other dtype is refused (``boolean_mask``)
     returns (out (..., n, d_v), weights (..., n, m)); masked weights are
     exactly 0
 
@@ -52,7 +77,7 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
     # (..., n, m) scores in base 2; a new array: work in place
     scores = Q @ np.swapaxes(K_scaled, -1, -2)
     if mask is not None:
-        mask = np.asarray(mask, dtype=bool)
+        mask = boolean_mask(mask)  # bool, broadcastable to (..., n, m)
         shape = np.broadcast_shapes(scores.shape, mask.shape)
         if shape != scores.shape:  # a mask with more batch dims than Q, K
             scores = np.ascontiguousarray(np.broadcast_to(scores, shape))
