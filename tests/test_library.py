@@ -185,9 +185,9 @@ def test_multi_head_masks_with_batch_equal_to_heads():
     gqa, _ = grouped_query_attention(X, X, W_q, W_k, W_v, W_o, h, h,
                                      mask=per_sequence)
     assert np.allclose(gqa, out)
-    # attention_forward takes the head axis explicitly: (B, 1, n, m)
+    # attention_forward takes the same masks: the head axis is added inside
     out_tf, weights_tf, _ = tf.attention_forward(
-        X, X, p, h, mask=per_sequence[:, None])
+        X, X, p, h, mask=per_sequence)
     assert np.allclose(out_tf, out) and np.allclose(weights_tf, weights)
     for mask in (causal_mask(n), per_sequence[:, :1]):      # (n, m), (B, 1, m)
         out, weights = multi_head_attention(X, X, W_q, W_k, W_v, W_o, h,
@@ -201,9 +201,30 @@ def test_multi_head_masks_with_batch_equal_to_heads():
     with pytest.raises(ValueError, match=r"\(2, 2, 3, 3\).*\(2, 3, 3\)"):
         grouped_query_attention(X, X, W_q, W_k, W_v, W_o, h, h,
                                 mask=per_head)
-    with pytest.raises(ValueError, match="every head"):
+    with pytest.raises(ValueError, match="without a head axis"):
         multi_head_attention(X[0], X[0], W_q, W_k, W_v, W_o, h,
                              mask=per_sequence)   # more batch axes than X
-    # (B, n, m) without the head axis would meet the heads (B = h)
-    with pytest.raises(ValueError, match=r"\(2, 3, 3\).*\(2, 1, 3, 3\)"):
-        tf.attention_forward(X, X, p, h, mask=per_sequence)
+    # a mask given with a head axis, as the heads' own: refused, not misread
+    with pytest.raises(ValueError, match=r"\(2, 1, 3, 3\).*\(2, 3, 3\)"):
+        tf.attention_forward(X, X, p, h, mask=per_sequence[:, None])
+
+
+def test_a_mask_never_enlarges_the_output():
+    """A mask with more batch axes than the inputs used to broadcast the
+    scores, so that the output gained axes the caller never asked for."""
+    rng = np.random.default_rng(6)
+    Q, K, V = (rng.normal(size=(2, k, 4)) for k in (3, 4, 4))  # (B, n|m, d)
+    # (B, 1, 1, m), a padding mask in the layout of another library
+    mask = (np.arange(4) < np.array([4, 2])[:, None])[:, None, None, :]
+    with pytest.raises(ValueError, match=r"\(2, 1, 1, 4\).*\(2, 3, 4\)"):
+        scaled_dot_product_attention(Q, K, V, mask=mask)
+    out, _ = scaled_dot_product_attention(Q, K, V, mask=mask[:, 0])
+    assert out.shape == (2, 3, 4)                   # (B, 1, m): fine
+
+
+def test_targets_outside_the_vocabulary_are_refused():
+    rng = np.random.default_rng(7)
+    Y, W_out, b_out = rng.normal(size=(1, 2, 3)), np.eye(3), np.zeros(3)
+    for targets in ([[0, -1]], [[0, 3]]):           # -1 would wrap to class 2
+        with pytest.raises(ValueError, match="0 .. 2"):
+            tf.cross_entropy_forward(Y, W_out, b_out, np.array(targets))

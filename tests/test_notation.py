@@ -18,13 +18,14 @@ import helpers
 from test_book import toc_files
 
 # A shape tuple whose last two entries are m, n: "(m, n)", "(h, m, n)", "(..., m, n)".
-ENDS_IN_M_N = re.compile(r"\((?:[^()]{0,40}?,\s*)?m,\s*n\)")
+ENDS_IN_M_N = re.compile(r"\((?:[^()]{0,40}?,\s*)?m,\s*n\)|\^\{\s*m\s*\\times\s*n\s*\}|\[m,\s*n\]")
 # Where (m, n) is meant: the column convention (K_c, Q_c, "column"), or a product
 # written the other way round to show the mistake ("K @ Q.T", "transposed").
 COLUMN_OR_TRANSPOSED = re.compile(r"column convention|columns? sums?|column-wise|_c\b|K @ Q\.T|K\^\\top Q"
                                   r"|_columns\b|transposed|Softmax\(K", re.I)
-POSITION_M_OR_N = re.compile(r"\bpositions? \$[mn]\$|\bat \$[mn]\$|positions \$\([mn], [mn]\)\$")
-FROM_ZERO = re.compile(r"\\(?:sum|prod)_\{(?!pos|s|t)[a-z]\s*=\s*0\}|p\(y_0")
+POSITION_M_OR_N = re.compile(r"\bpositions? \$?[mn]\$?(?![\w-])|\bat \$[mn]\$|positions \$\([mn], [mn]\)\$")
+FROM_ZERO = re.compile(r"\\(?:sum|prod)(?:\\limits)?_\{\s*(?!pos\b|s\b|t\b)[a-z]\s*=\s*0\s*\}"
+                       r"|[pP]\(y_\{?0\b")
 
 
 def texts():
@@ -65,6 +66,11 @@ def test_the_book_keeps_one_notation():
     "take a random query and key and compute their score at every pair of positions\n$(m, n)$ from 0 to 11.",
     "p(y_0, \\dots, y_{n-1} \\mid x) = \\prod_{t=0}^{n-1} p(y_t \\mid y_0, \\dots, y_{t-1}, x),",
     "s_i = \\frac{\\exp(x_i)}{\\sum_{j=0}^{m-1} \\exp(x_j)}",
+    # a breaker's trial: the same mistakes in other spellings
+    "the row-convention weights $A \\in \\mathbb{R}^{m \\times n}$",
+    "a query at position m and a key at position n",
+    "s_i = e^{x_i} / \\sum\\limits_{ j = 0 }^{m-1} e^{x_j}",
+    "P(y_{0}, \\dots \\mid x)",
 ])
 def test_the_check_catches_what_the_book_once_said(line):
     assert notation_problems([("old", line)])

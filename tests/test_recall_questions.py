@@ -6,18 +6,22 @@ folded answers. A recall question whose answer can be copied from a row of the t
 above it, makes the learner retrieve nothing; an outside review found 6 of 7 such questions
 in chapter 1 and 6 of 8 in chapter 3. Here at most one question per chapter may repeat a row.
 
-The measure, for one recall question and one table row: the cosine similarity of their
-TF-IDF vectors, the question with its answer against the row's question with its "what makes
-an answer right". Words are lower-cased, stop words and LaTeX layout commands (``\mathbf``,
-``\operatorname``, ...) dropped, other LaTeX names (``\tanh``, ``\sqrt``) and numbers kept;
-a word's weight is its count times its inverse document frequency over the paragraphs of the
-chapter's markdown, so that the words of the whole chapter (softmax, scores, weights) count
-little and the words of one row much. A question's score is its largest cosine over the rows.
+Two measures, each the cosine similarity of TF-IDF vectors, for one recall question and one
+table row: the question with its answer against the row's question with its "what makes an
+answer right" (an answer copied from the row), and the question alone against the row's
+question (the row's question asked again). Words are lower-cased, stop words and LaTeX layout
+commands (``\mathbf``, ``\operatorname``, ...) dropped, other LaTeX names (``\tanh``,
+``\sqrt``) and numbers kept; a word's weight is its count times its inverse document frequency
+over the paragraphs of the chapter's markdown, so that the words of the whole chapter (softmax,
+scores, weights) count little and the words of one row much. A question repeats a row when
+either of its largest cosines over the rows is above 0.4.
 
-The threshold, 0.4, is calibrated on the questions the review found (REVIEWED below, the
-sections of commit bce2cab): 3 questions of chapter 1 score above it (0.50, 0.45, 0.41) and 4
-of chapter 3 (0.84, 0.60, 0.56, 0.41). The rewritten questions of chapters 1-12 score at most
-0.4, but for one question of chapter 12 (0.46, allowed): each asks for a computation, a prediction or a reason that the table does not give.
+Calibrated on the questions the review found (REVIEWED below, the sections of commit bce2cab):
+5 of the 7 questions of chapter 1 and 5 of the 8 of chapter 3 repeat a row by this measure, and
+any five of them in one chapter fail the test (a breaker's trial kept five of each). The
+rewritten questions of chapters 1-12 repeat at most one row per chapter by it. What the measure
+cannot see is a row copied in other words: it counts shared words, so a paraphrase passes.
+
 Pure Python, a fraction of a second: the fast tier.
 """
 import json
@@ -264,9 +268,12 @@ def words(text):
     return out
 
 
-def repetition_scores(markdown):
-    """{question number: largest TF-IDF cosine of the question and its answer with a row of
-    the table (the row's question and what makes an answer right)}."""
+def repetition_scores(markdown, with_answers=True):
+    """{question number: largest TF-IDF cosine of the question with a row of the table}.
+
+    with_answers: the question and its answer against the row's question and what makes an
+    answer right (an answer copied from a row); otherwise the question alone against the row's
+    question (the table's question asked again, whatever the answer says)."""
     paragraphs = [p for text in markdown for p in re.split(r"\n\s*\n", text) if p.strip()]
     frequency = Counter(word for p in paragraphs for word in set(words(p)))
 
@@ -280,13 +287,19 @@ def repetition_scores(markdown):
         norm = math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
         return dot / norm if norm else 0.0
 
-    rows = [vector(f"{question} {right}") for question, right in table_rows(markdown)]
-    return {number: max(cosine(vector(f"{question} {answer}"), row) for row in rows)
+    rows = [vector(f"{question} {right}" if with_answers else question)
+            for question, right in table_rows(markdown)]
+    return {number: max(cosine(vector(f"{question} {answer}" if with_answers else question), row)
+                        for row in rows)
             for number, question, answer in recall_questions(markdown)}
 
 
-def repeating(scores):
-    return {number: round(score, 2) for number, score in scores.items() if score > THRESHOLD}
+def repeating(markdown):
+    """{question number: its scores} for the questions that repeat a row: their answer copies
+    the row's, or they ask the row's question again."""
+    copied, asked = repetition_scores(markdown), repetition_scores(markdown, with_answers=False)
+    return {number: (round(copied[number], 2), round(asked[number], 2)) for number in copied
+            if copied[number] > THRESHOLD or asked[number] > THRESHOLD}
 
 
 def test_every_chapter_has_both_sections():
@@ -304,7 +317,7 @@ def test_recall_questions_ask_what_the_table_does_not_answer(path):
     questions = recall_questions(markdown)
     assert len(questions) in QUESTIONS_PER_CHAPTER, f"{len(questions)} recall questions"
     assert [number for number, _, _ in questions] == list(range(1, len(questions) + 1))
-    above = repeating(repetition_scores(markdown))
+    above = repeating(markdown)
     assert len(above) <= AT_MOST_ABOVE, (
         f"questions {sorted(above)} repeat a row of the exam table (score above {THRESHOLD}: "
         f"{above}); ask for a computation, a prediction or a reason the table does not give")
@@ -313,5 +326,16 @@ def test_recall_questions_ask_what_the_table_does_not_answer(path):
 @pytest.mark.parametrize("name", sorted(REVIEWED))
 def test_the_measure_catches_the_questions_the_review_found(name):
     markdown = markdown_of(helpers.REPO / "book" / f"{name}.ipynb")
-    above = repeating(repetition_scores(with_recall(markdown, REVIEWED[name])))
+    above = repeating(with_recall(markdown, REVIEWED[name]))
     assert len(above) > AT_MOST_ABOVE, f"the reviewed questions of {name} pass: {above}"
+
+
+@pytest.mark.parametrize("name, kept", [("01_softmax", (1, 2, 4, 5, 6)),
+                                        ("03_additive_attention", (1, 4, 5, 7, 8))])
+def test_five_of_the_reviewed_questions_fail_too(name, kept):
+    """A breaker's trial: five of the reviewed questions, renumbered, in one chapter."""
+    blocks = [b for b in re.split(r"(?m)^(?=\*\*\d+\. )", REVIEWED[name]) if b.startswith("**")]
+    recall = f"## {RECALL}\n\n" + "".join(
+        re.sub(r"^\*\*\d+\.", f"**{number}.", blocks[old - 1]) for number, old in enumerate(kept, 1))
+    markdown = markdown_of(helpers.REPO / "book" / f"{name}.ipynb")
+    assert len(repeating(with_recall(markdown, recall))) > AT_MOST_ABOVE

@@ -25,6 +25,7 @@ the function the CLI calls, ``jupyter_book.sphinx.build_sphinx``::
 
     python book/_ext/editions.py ja [--path-output DIR]   # -> DIR/_build/html/ja
 """
+import html
 import sys
 from pathlib import Path
 
@@ -119,16 +120,19 @@ def _configure(app, config):
     options["article_header_end"] = ["edition-switch.html", "article-header-buttons.html"]
     if "search_bar_text" in EDITIONS[language]:
         options["search_bar_text"] = EDITIONS[language]["search_bar_text"]
-    options["extra_footer"] = _licence_footer(language, options.get("repository_url", ""))
+    # after any footer of _config.yml's own
+    options["extra_footer"] = options.get("extra_footer", "") + _licence_footer(
+        language, options.get("repository_url") or "", options.get("repository_branch"))
     config.html_theme_options = options
     config.templates_path = [*config.templates_path, str(TEMPLATES)]
     config.html_static_path = [*config.html_static_path, str(STATIC)]
 
 
-def _licence_footer(language, repository_url):
+def _licence_footer(language, repository_url, branch="main"):
     """Every page's footer: the book's two licences (the repository's LICENSE)."""
     cc_by = '<a href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a>'
-    license = (f'<a href="{repository_url}/blob/main/LICENSE">LICENSE</a>'
+    address = f"{repository_url.rstrip('/')}/blob/{branch or 'main'}/LICENSE"
+    license = (f'<a href="{html.escape(address)}">LICENSE</a>'
                if repository_url else "LICENSE")
     return f'<p class="licence">{EDITIONS[language]["footer"].format(cc_by=cc_by, license=license)}</p>'
 

@@ -37,10 +37,11 @@ def head_mask(mask, shape=None):
     (..., num_heads, n, m): the same mask for every head (Vaswani et al.
     2017, Sec. 3.2.2-3.2.3).
 
-    shape : the (..., n, m) the mask must broadcast to without growing it,
-    or None; a mask that does not, e.g. a per-head (B, h, n, m) one, is
-    refused (ValueError): with the head axis inserted its axes would meet
-    the wrong ones (with B = h, head b would get row b of the mask).
+    shape : the (..., n, m) of the scores without the head axis, or None; a
+    mask that does not broadcast to it without enlarging it is refused
+    (ValueError): a per-head (B, h, n, m) mask, whose axes would meet the
+    wrong ones once the head axis is inserted (with B = h, head b would get
+    row b of the mask), or one with more batch axes than the inputs.
     Non-boolean masks are refused (TypeError, ``boolean_mask``).
     """
     if mask is None:
@@ -49,8 +50,8 @@ def head_mask(mask, shape=None):
     if shape is not None and not broadcasts_to(mask.shape, tuple(shape)):
         raise ValueError(
             f"mask of shape {mask.shape} does not broadcast to (..., n, m) "
-            f"= {tuple(shape)}: one mask serves every head (the head axis "
-            f"is added inside), so per-head masks are not accepted")
+            f"= {tuple(shape)}: give one mask for all heads, without a head "
+            f"axis (it is added inside)")
     # the same mask for every head: (..., 1, n, m)
     return mask[..., None, :, :] if mask.ndim >= 2 else mask
 

@@ -31,8 +31,20 @@ def boolean_mask(mask):
     if mask.dtype != np.bool_:
         raise TypeError(
             f"mask must be boolean (True = this query may attend to this "
-            f"key), got dtype {mask.dtype}; for an additive mask M of 0 and "
-            f"-inf pass M == 0")
+            f"key), got dtype {mask.dtype}: for an additive mask M of 0 and "
+            f"-inf pass M == 0, for a 0/1 mask with 1 = attend pass M == 1")
+    return mask
+
+
+def checked_mask(mask, scores_shape):
+    """The boolean mask (``boolean_mask``), refused (ValueError) unless it
+    broadcasts to the scores' shape (..., n, m) without enlarging it: a mask
+    never adds batch axes to the output."""
+    mask = boolean_mask(mask)
+    if not broadcasts_to(mask.shape, tuple(scores_shape)):
+        raise ValueError(
+            f"mask of shape {mask.shape} does not broadcast to the scores' "
+            f"shape (..., n, m) = {tuple(scores_shape)}")
     return mask
 
 
@@ -51,8 +63,11 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
     Q    : (..., n, d_k) queries, one per row
     K    : (..., m, d_k) keys
     V    : (..., m, d_v) values
-    mask : bool, broadcastable to (..., n, m); True = this query may attend to
-        this key; any other dtype is refused (``boolean_mask``)
+    mask : bool, broadcastable to (..., n, m), the scores' shape; True = this
+        query may attend to this key; any other dtype, or a shape that would
+        enlarge the scores, is refused (``checked_mask``). A (B, 1, m) padding
+        mask against inputs with a head axis (B, h, n, d) needs its own head
+        axis, mask[:, None]: with B = h it would broadcast, wrongly, by shape.
     returns (out (..., n, d_v), weights (..., n, m)); masked weights are
     exactly 0
 
@@ -77,10 +92,7 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
     # (..., n, m) scores in base 2; a new array: work in place
     scores = Q @ np.swapaxes(K_scaled, -1, -2)
     if mask is not None:
-        mask = boolean_mask(mask)  # bool, broadcastable to (..., n, m)
-        shape = np.broadcast_shapes(scores.shape, mask.shape)
-        if shape != scores.shape:  # a mask with more batch dims than Q, K
-            scores = np.ascontiguousarray(np.broadcast_to(scores, shape))
+        mask = checked_mask(mask, scores.shape)  # broadcasts to (..., n, m)
         # 2 ** -inf = 0: masked weights exactly 0
         np.copyto(scores, -np.inf, where=~mask)
     # max |q|^2

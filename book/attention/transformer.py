@@ -20,9 +20,9 @@ seeded, so a run is reproducible.
 """
 import numpy as np
 
-from .multi_head import merge_heads, multi_head_attention, split_heads
+from .multi_head import (head_mask, merge_heads, multi_head_attention,
+                         split_heads)
 from .positions import sinusoidal_encoding
-from .scaled import boolean_mask, broadcasts_to
 from .self_attention import causal_mask
 from .seq2seq import reversal_batch
 from .softmax import softmax
@@ -175,9 +175,8 @@ def attention_forward(X_q, X_kv, p, num_heads, mask=None):
 
     X_q : (B, n, d_model); X_kv : (B, m, d_model);
     p = {"W_q", "W_k", "W_v", "W_o"} each (d_model, d_model);
-    mask : bool broadcastable to (B, 1, n, m) (the same for every head) or
-    None; a mask whose axis -3 is not 1, e.g. (B, n, m), or that would
-    enlarge the scores (B, h, n, m), is refused (ValueError)
+    mask : bool broadcastable to (B, n, m), the same for every head (as in
+    ``multi_head_attention``: the head axis is added inside), or None
     returns out (B, n, d_model), weights (B, h, n, m), cache
     """
     Q = split_heads(X_q @ p["W_q"], num_heads)               # (B, h, n, dh)
@@ -186,13 +185,8 @@ def attention_forward(X_q, X_kv, p, num_heads, mask=None):
     scale = 1.0 / np.sqrt(Q.shape[-1])
     scores = Q @ np.swapaxes(K, -1, -2) * scale              # (B, h, n, m)
     if mask is not None:
-        mask = boolean_mask(mask)                            # (B, 1, n, m)
-        if (mask.ndim >= 3 and mask.shape[-3] != 1
-                or not broadcasts_to(mask.shape, scores.shape)):
-            raise ValueError(
-                f"mask of shape {mask.shape} does not broadcast to (B, 1, n, "
-                f"m) = {scores.shape[:-3] + (1,) + scores.shape[-2:]}: one "
-                f"mask serves every head")
+        # (B, 1, n, m): one mask for every head
+        mask = head_mask(mask, scores.shape[:-3] + scores.shape[-2:])
         scores = np.where(mask, scores, -np.inf)
     weights = softmax(scores, axis=-1)                       # (B, h, n, m)
     concat = merge_heads(weights @ V)                        # (B, n, d_model)
@@ -248,12 +242,19 @@ def cross_entropy_forward(Y, W_out, b_out, targets):
 
     With z = Y W_out + b, the loss of one position is
     -log softmax(z)_t = logsumexp(z) - z_t, computed as
-    log(sum(exp(z - max z))) + max z - z_t: finite for any finite logits,
-    where log(softmax(z)_t) would take the log of an underflowed 0.
+    log(sum(exp(z - max z))) + max z - z_t: finite whenever the logits'
+    spread is (not inf), where log(softmax(z)_t) would take the log of an
+    underflowed 0. Targets outside 0 .. vocab-1 are refused (ValueError).
     returns loss (float), logits (B, n, vocab), cache (holding
     prob = softmax(z), which ``cross_entropy_backward`` needs)
     """
     logits = Y @ W_out + b_out                               # (B, n, vocab)
+    targets = np.asarray(targets)
+    if targets.size and not (0 <= targets.min() and
+                             targets.max() < logits.shape[-1]):
+        raise ValueError(f"targets must be class indices 0 .. "
+                         f"{logits.shape[-1] - 1}, got values from "
+                         f"{targets.min()} to {targets.max()}")
     prob = softmax(logits, axis=-1)                          # (B, n, vocab)
     top = np.max(logits, axis=-1, keepdims=True)             # (B, n, 1)
     # (B, n, 1): logsumexp(z) - max z, in [0, log vocab]
