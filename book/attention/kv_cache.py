@@ -87,11 +87,8 @@ def grouped_query_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads,
     V = split_heads(X_kv @ W_v, num_kv_heads)                # (..., g, m, dh)
     K = np.repeat(K, group, axis=-3)                         # (..., h, m, dh)
     V = np.repeat(V, group, axis=-3)
-    # (..., n, m): the scores' shape without the head axis
-    shape = (np.broadcast_shapes(Q.shape[:-3], K.shape[:-3])
-             + (Q.shape[-2], K.shape[-2]))
     heads, weights = scaled_dot_product_attention(
-        Q, K, V, mask=head_mask(mask, shape))
+        Q, K, V, mask=head_mask(mask, Q, K))
     return merge_heads(heads) @ W_o, weights
 
 

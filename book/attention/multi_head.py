@@ -32,25 +32,29 @@ def merge_heads(X):
     return X.reshape(*lead, n, num_heads * d_head)
 
 
-def head_mask(mask, shape=None):
+def head_mask(mask, Q, K):
     """A boolean mask broadcastable to (..., n, m), made broadcastable to
     (..., num_heads, n, m): the same mask for every head (Vaswani et al.
     2017, Sec. 3.2.2-3.2.3).
 
-    shape : the (..., n, m) of the scores without the head axis, or None; a
-    mask that does not broadcast to it without enlarging it is refused
-    (ValueError): a per-head (B, h, n, m) mask, whose axes would meet the
-    wrong ones once the head axis is inserted (with B = h, head b would get
-    row b of the mask), or one with more batch axes than the inputs.
-    Non-boolean masks are refused (TypeError, ``boolean_mask``).
+    Q : (..., h, n, d_head) and K : (..., h, m, d_head), the split heads. A
+    mask that does not broadcast to their scores' shape without the head
+    axis, (..., n, m), without enlarging it is refused (ValueError): a
+    per-head (B, h, n, m) mask, whose axes would meet the wrong ones once the
+    head axis is inserted (with B = h, head b would get row b of the mask),
+    or one with more batch axes than the inputs. Non-boolean masks are
+    refused (TypeError, ``boolean_mask``).
     """
     if mask is None:
         return None
     mask = boolean_mask(mask)
-    if shape is not None and not broadcasts_to(mask.shape, tuple(shape)):
+    # (..., n, m): the scores' shape without the head axis
+    shape = (np.broadcast_shapes(Q.shape[:-3], K.shape[:-3])
+             + (Q.shape[-2], K.shape[-2]))
+    if not broadcasts_to(mask.shape, shape):
         raise ValueError(
             f"mask of shape {mask.shape} does not broadcast to (..., n, m) "
-            f"= {tuple(shape)}: give one mask for all heads, without a head "
+            f"= {shape}: give one mask for all heads, without a head "
             f"axis (it is added inside)")
     # the same mask for every head: (..., 1, n, m)
     return mask[..., None, :, :] if mask.ndim >= 2 else mask
@@ -71,12 +75,9 @@ def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
     Q = split_heads(X_q @ W_q, num_heads)  # (..., h, n, d_head)
     K = split_heads(X_kv @ W_k, num_heads)  # (..., h, m, d_head)
     V = split_heads(X_kv @ W_v, num_heads)  # (..., h, m, d_head)
-    # (..., n, m): the scores' shape without the head axis
-    shape = (np.broadcast_shapes(Q.shape[:-3], K.shape[:-3])
-             + (Q.shape[-2], K.shape[-2]))
     # sqrt(d_head) inside
     heads, weights = scaled_dot_product_attention(
-        Q, K, V, mask=head_mask(mask, shape))
+        Q, K, V, mask=head_mask(mask, Q, K))
     # (..., n, d_model), (..., h, n, m)
     return merge_heads(heads) @ W_o, weights
 

@@ -186,7 +186,7 @@ def attention_forward(X_q, X_kv, p, num_heads, mask=None):
     scores = Q @ np.swapaxes(K, -1, -2) * scale              # (B, h, n, m)
     if mask is not None:
         # (B, 1, n, m): one mask for every head
-        mask = head_mask(mask, scores.shape[:-3] + scores.shape[-2:])
+        mask = head_mask(mask, Q, K)
         scores = np.where(mask, scores, -np.inf)
     weights = softmax(scores, axis=-1)                       # (B, h, n, m)
     concat = merge_heads(weights @ V)                        # (B, n, d_model)
