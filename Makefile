@@ -41,7 +41,10 @@ book: $(VENV)/.installed book-packages
 # After an English edit: the message templates afresh, merged into the Japanese
 # catalogs (changed entries become fuzzy, new ones empty; locales/ja/README.md).
 locales: $(VENV)/.installed
+	@# The HTML and gettext builders cannot share a saved environment: each refuses the other's.
+	rm -rf _build/.doctrees
 	$(BIN)/jupyter-book build . --builder custom --custom-builder gettext -q
+	rm -rf _build/.doctrees
 	$(BIN)/sphinx-intl update -p _build/gettext -l ja -d locales
 	$(BIN)/python tests/translation.py locales/ja/LC_MESSAGES/book/*.po || \
 	  echo "Translate the entries above (locales/ja/README.md), then run make book."

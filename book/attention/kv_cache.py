@@ -20,7 +20,8 @@ import numpy as np
 from .multi_head import head_mask, merge_heads, split_heads
 from .positions import sinusoidal_encoding
 from .scaled import scaled_dot_product_attention
-from .transformer import BOS, encode, feed_forward, layer_norm
+from .softmax import softmax
+from .transformer import encode, feed_forward, layer_norm, start_token
 
 
 # ------------------------------------------------------------ the contract
@@ -99,6 +100,18 @@ def cache_bytes(layers, kv_heads, d_head, n, batch=1, bytes_per_value=2):
 
 
 # ------------------------------------ the trained toy of chapter 11, cached
+def _cached_self_attention(x, K, V, p, h):
+    """One new token's multi-head self-attention with a per-head cache.
+    x : (B, 1, d); K, V : (B, h, t, dh), the earlier tokens' keys and
+    values; p : {"W_q", "W_k", "W_v", "W_o"}.
+    returns (out (B, 1, d), K and V with t + 1 rows)"""
+    q = split_heads(x @ p["W_q"], h)                         # (B, h, 1, dh)
+    K = np.concatenate([K, split_heads(x @ p["W_k"], h)], axis=2)
+    V = np.concatenate([V, split_heads(x @ p["W_v"], h)], axis=2)
+    a, _ = scaled_dot_product_attention(q, K, V)             # (B, h, 1, dh)
+    return merge_heads(a) @ p["W_o"], K, V
+
+
 def translate_cached(m, S):
     """Greedy decoding of the chapter-11 model with a key-value cache.
 
@@ -118,19 +131,14 @@ def translate_cached(m, S):
     E = m["tgt_emb"]["E"]
     d_model = E.shape[1]
     PE = sinusoidal_encoding(T, d_model)
-    self_ = m["dec_self"]
     K = np.zeros((B, h, 0, d_model // h))                    # (B, h, t, dh)
     V = np.zeros((B, h, 0, d_model // h))
-    y = np.full(B, BOS)
+    y = np.full(B, start_token(m))
     predictions, logits = [], []
     for t in range(T):
         x = (E[y] * np.sqrt(d_model) + PE[t])[:, None]       # (B, 1, d)
-        q = split_heads(x @ self_["W_q"], h)                 # (B, h, 1, dh)
-        K = np.concatenate([K, split_heads(x @ self_["W_k"], h)], axis=2)
-        V = np.concatenate([V, split_heads(x @ self_["W_v"], h)], axis=2)
-        a, _ = scaled_dot_product_attention(q, K, V)         # (B, h, 1, dh)
-        g1 = layer_norm(x + merge_heads(a) @ self_["W_o"],
-                        **m["dec_ln1"])                      # (B, 1, d)
+        a, K, V = _cached_self_attention(x, K, V, m["dec_self"], h)
+        g1 = layer_norm(x + a, **m["dec_ln1"])               # (B, 1, d)
         q = split_heads(g1 @ cross["W_q"], h)
         c, _ = scaled_dot_product_attention(q, K_mem, V_mem)
         g2 = layer_norm(g1 + merge_heads(c) @ cross["W_o"], **m["dec_ln2"])
@@ -141,3 +149,44 @@ def translate_cached(m, S):
         predictions.append(y)
         logits.append(step)
     return np.stack(predictions, axis=1), np.stack(logits, axis=1)
+
+
+# ------------------------------- sampling a decoder-only model, cached
+def sample_cached(m, rng, n, max_len, temperature=1.0, return_logits=False):
+    """Draw n sequences from a decoder-only model
+    (``transformer.init_language_model``), all at once, with a key-value
+    cache: each step feeds the token just drawn, at position t, and draws
+    the next from softmax(logits / temperature).
+
+    returns int (n, max_len): the tokens drawn after the start token; what
+    follows an end token is the caller's to discard; with
+    ``return_logits``, also each step's logits (n, max_len, vocab)
+    """
+    if not (np.isfinite(temperature) and temperature > 0):
+        raise ValueError(f"temperature must be > 0, got {temperature!r}")
+    h = m["num_heads"]
+    E = m["src_emb"]["E"]                                    # (vocab+1, d)
+    d_model = E.shape[1]
+    PE = sinusoidal_encoding(max_len, d_model)
+    K = np.zeros((n, h, 0, d_model // h))                    # (n, h, t, dh)
+    V = np.zeros((n, h, 0, d_model // h))
+    y = np.full(n, start_token(m))
+    drawn = np.empty((n, max_len), dtype=int)
+    steps = []
+    for t in range(max_len):
+        x = (E[y] * np.sqrt(d_model) + PE[t])[:, None]       # (n, 1, d)
+        a, K, V = _cached_self_attention(x, K, V, m["enc_att"], h)
+        g1 = layer_norm(x + a, **m["enc_ln1"])
+        g2 = layer_norm(g1 + feed_forward(g1, **m["enc_ffn"]), **m["enc_ln2"])
+        logits = g2[:, 0] @ m["out"]["W_out"] + m["out"]["b_out"]  # (n, V)
+        steps.append(logits)
+        prob = softmax(logits / temperature, axis=-1)
+        # inverse-CDF draw, one uniform number per row: the number of
+        # cumulative probabilities <= u (the last token if rounding left
+        # the total below u)
+        u = rng.random((n, 1))
+        y = drawn[:, t] = np.minimum(
+            np.sum(np.cumsum(prob, axis=-1) <= u, axis=-1), prob.shape[-1] - 1)
+    logits = (np.stack(steps, axis=1) if steps
+              else np.zeros((n, 0, m["out"]["W_out"].shape[1])))
+    return (drawn, logits) if return_logits else drawn

@@ -69,19 +69,24 @@ def reversal_batch(rng, batch, length, vocab=10):
 
 
 # ------------------------------------------------------------------- the model
-def init_params(rng, vocab=10, d_h=16, d_s=48, d_a=32, attention=True):
-    """Small random weights (scaled by 1/sqrt(fan-in)), zero biases; ``vocab``
-    digits plus a start token.
+def init_params(rng, vocab=10, d_h=16, d_s=48, d_a=32, attention=True,
+                out_vocab=None):
+    """Small random weights (scaled by 1/sqrt(fan-in)), zero biases.
+
+    ``vocab`` source tokens; ``out_vocab`` target tokens (default: the same
+    as the source, the digits of the toy) plus a start token, whose index is
+    ``out_vocab``.
     """
     def w(*shape):
         return rng.normal(scale=1.0 / np.sqrt(shape[0]), size=shape)
     d_c = 2 * d_h
+    n_out = vocab if out_vocab is None else out_vocab
     p = {"Wx_f": w(vocab, d_h), "Wh_f": w(d_h, d_h), "b_f": np.zeros(d_h),
          "Wx_b": w(vocab, d_h), "Wh_b": w(d_h, d_h), "b_b": np.zeros(d_h),
          "W_init": w(d_c, d_s), "b_init": np.zeros(d_s),
-         "W_ys": w(vocab + 1, d_s), "W_ss": w(d_s, d_s), "W_cs": w(d_c, d_s),
+         "W_ys": w(n_out + 1, d_s), "W_ss": w(d_s, d_s), "W_cs": w(d_c, d_s),
          "b_s": np.zeros(d_s),
-         "W_os": w(d_s, vocab), "W_oc": w(d_c, vocab), "b_o": np.zeros(vocab)}
+         "W_os": w(d_s, n_out), "W_oc": w(d_c, n_out), "b_o": np.zeros(n_out)}
     if attention:
         p.update({"W_a": w(d_s, d_a).T.copy(), "U_a": w(d_c, d_a).T.copy(),
                   "v_a": w(d_a)})
@@ -204,18 +209,20 @@ def _rnn_backward(Xo, H, dH, W_hh, g, kx, kh, kb):
         dh = da @ W_hh.T
 
 
-def translate(p, X):
-    """Greedy decoding: predictions (B, T_x) and attention weights (B, T_x,
+def translate(p, X, steps=None):
+    """Greedy decoding of ``steps`` output tokens (default T_x, the toy's
+    output length): predictions (B, steps) and attention weights (B, steps,
     T_x) (None without attention).
     """
     B, T = X.shape
     vocab = p["W_os"].shape[1]
+    steps = T if steps is None else steps
     _, _, _, H, c0 = _encode(p, X)
     HU = H @ p["U_a"].T if "W_a" in p else None
     s = np.tanh(c0 @ p["W_init"] + p["b_init"])
     y = np.full(B, vocab)
-    out, weights = np.empty((B, T), dtype=int), []
-    for i in range(T):
+    out, weights = np.empty((B, steps), dtype=int), []
+    for i in range(steps):
         logits, s, _, alpha, _ = _decoder_step(p, y, s, H, HU, c0)
         y = out[:, i] = logits.argmax(axis=-1)
         weights.append(alpha)
@@ -223,9 +230,10 @@ def translate(p, X):
 
 
 def train(p, steps, rng, lengths=(2, 16), batch=64, lr=0.005, clip=5.0,
-          decay=True):
+          decay=True, data=None):
     """Adam on random reversal batches, one length per batch drawn from
-    ``lengths`` (inclusive).
+    ``lengths`` (inclusive), or on the batches (X, Y) that the iterator
+    ``data`` yields (real data: ``attention.g2p``).
 
     The learning rate follows a cosine from ``lr`` down to 0 over ``steps``
     (``decay=True``). Updates ``p`` in place and returns the training loss of
@@ -236,8 +244,8 @@ def train(p, steps, rng, lengths=(2, 16), batch=64, lr=0.005, clip=5.0,
     beta1, beta2, eps = 0.9, 0.999, 1e-8
     losses = []
     for step in range(1, steps + 1):
-        X, Y = reversal_batch(rng, batch,
-                              int(rng.integers(lengths[0], lengths[1] + 1)))
+        X, Y = (next(data) if data is not None else reversal_batch(
+            rng, batch, int(rng.integers(lengths[0], lengths[1] + 1))))
         loss, g = loss_and_grads(p, X, Y)
         norm = np.sqrt(sum(np.sum(x ** 2) for x in g.values()))
         # gradient clipping by global norm

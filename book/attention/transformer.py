@@ -235,7 +235,7 @@ def embedding_backward(dX, cache):
     return {"E": dE}
 
 
-def cross_entropy_forward(Y, W_out, b_out, targets):
+def cross_entropy_forward(Y, W_out, b_out, targets, smoothing=0.0):
     """Mean cross-entropy of ``targets`` (B, n) under softmax(Y W_out + b),
     the pre-softmax linear transformation and softmax of Vaswani et al.
     2017, Sec. 3.4.
@@ -245,6 +245,11 @@ def cross_entropy_forward(Y, W_out, b_out, targets):
     log(sum(exp(z - max z))) + max z - z_t: finite whenever the logits'
     spread is (not inf), where log(softmax(z)_t) would take the log of an
     underflowed 0. Targets outside 0 .. vocab-1 are refused (ValueError).
+
+    ``smoothing`` = eps_ls > 0 is label smoothing (Szegedy et al. 2016;
+    Vaswani et al. 2017, Sec. 5.4): the target distribution puts 1 - eps on
+    t and eps / K on each of the K classes, so the loss of one position is
+    (1 - eps)(logsumexp(z) - z_t) + eps * mean_k(logsumexp(z) - z_k).
     returns loss (float), logits (B, n, vocab), cache (holding
     prob = softmax(z), which ``cross_entropy_backward`` needs)
     """
@@ -255,6 +260,8 @@ def cross_entropy_forward(Y, W_out, b_out, targets):
         raise ValueError(f"targets must be class indices 0 .. "
                          f"{logits.shape[-1] - 1}, got values from "
                          f"{targets.min()} to {targets.max()}")
+    if not 0.0 <= smoothing < 1.0:
+        raise ValueError(f"smoothing must be in [0, 1), got {smoothing!r}")
     prob = softmax(logits, axis=-1)                          # (B, n, vocab)
     top = np.max(logits, axis=-1, keepdims=True)             # (B, n, 1)
     # (B, n, 1): logsumexp(z) - max z, in [0, log vocab]
@@ -262,16 +269,23 @@ def cross_entropy_forward(Y, W_out, b_out, targets):
     # (B, n, 1): z_t - max z
     picked = np.take_along_axis(logits, targets[..., None], axis=-1) - top
     loss = np.mean(log_total - picked)                       # -mean log p_t
-    return loss, logits, (Y, prob, targets, W_out)
+    if smoothing:
+        # -mean over positions of the mean over classes of log p_k
+        uniform = np.mean(log_total - (logits - top))
+        loss = (1.0 - smoothing) * loss + smoothing * uniform
+    return loss, logits, (Y, prob, targets, W_out, smoothing)
 
 
 def cross_entropy_backward(cache):
-    """returns dY (B, n, d_model), {"W_out", "b_out"}."""
-    Y, prob, targets, W_out = cache
+    """returns dY (B, n, d_model), {"W_out", "b_out"}: dL/dz = p - q, with q
+    the target distribution (one-hot, or smoothed)."""
+    Y, prob, targets, W_out, smoothing = cache
     dlogits = prob.copy()
     np.put_along_axis(dlogits, targets[..., None],
-                      np.take_along_axis(prob, targets[..., None], -1) - 1,
-                      axis=-1)
+                      np.take_along_axis(prob, targets[..., None], -1)
+                      - (1.0 - smoothing), axis=-1)
+    if smoothing:
+        dlogits -= smoothing / prob.shape[-1]
     dlogits /= targets.size                                  # the mean
     grads = {"W_out": _flat(Y).T @ _flat(dlogits),
              "b_out": _flat(dlogits).sum(0)}
@@ -291,14 +305,17 @@ SUBLAYERS = {"enc_att": "W_q W_k W_v W_o", "enc_ffn": "W_1 b_1 W_2 b_2",
 NORMS = ("enc_ln1", "enc_ln2", "dec_ln1", "dec_ln2", "dec_ln3")
 
 
-def init_model(rng, d_model=32, num_heads=2, d_ff=64):
+def init_model(rng, d_model=32, num_heads=2, d_ff=64, src_vocab=VOCAB,
+               tgt_vocab=VOCAB):
     """Parameters of the toy: a dict of dicts, one per layer, plus the
-    number of heads."""
+    number of heads.  ``src_vocab`` source tokens; ``tgt_vocab`` target
+    tokens plus the start token, whose index is ``tgt_vocab`` (BOS for the
+    digits)."""
     def w(*shape):
         return rng.normal(scale=1.0 / np.sqrt(shape[0]), size=shape)
     m = {"num_heads": num_heads,
-         "src_emb": {"E": w(VOCAB, d_model) / np.sqrt(d_model)},
-         "tgt_emb": {"E": w(VOCAB + 1, d_model) / np.sqrt(d_model)}}
+         "src_emb": {"E": w(src_vocab, d_model) / np.sqrt(d_model)},
+         "tgt_emb": {"E": w(tgt_vocab + 1, d_model) / np.sqrt(d_model)}}
     for name, keys in SUBLAYERS.items():
         if "ffn" in name:
             m[name] = {"W_1": w(d_model, d_ff), "b_1": np.zeros(d_ff),
@@ -307,33 +324,68 @@ def init_model(rng, d_model=32, num_heads=2, d_ff=64):
             m[name] = {k: w(d_model, d_model) for k in keys.split()}
     for name in NORMS:
         m[name] = {"gamma": np.ones(d_model), "beta": np.zeros(d_model)}
-    m["out"] = {"W_out": w(d_model, VOCAB), "b_out": np.zeros(VOCAB)}
+    m["out"] = {"W_out": w(d_model, tgt_vocab),
+                "b_out": np.zeros(tgt_vocab)}
     return m
 
 
-def encode(m, S, caches=None):
+def start_token(m):
+    """The decoder's start token: the index after the output vocabulary
+    (BOS = 10 for the digits)."""
+    return m["out"]["W_out"].shape[1]
+
+
+def _dropout(X, dropout, caches, name):
+    """Inverted dropout (Srivastava et al. 2014; Vaswani et al. 2017,
+    Sec. 5.4): with dropout = (rate, rng), each entry is zeroed with
+    probability rate and the rest are scaled by 1 / (1 - rate), so that
+    nothing changes at test time (dropout = None: the mask is 1).  The mask
+    is kept for the backward pass under ``name``."""
+    if dropout is None:
+        mask = 1.0
+    else:
+        rate, rng = dropout
+        if not 0.0 <= rate < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {rate!r}")
+        mask = (rng.random(X.shape) >= rate) / (1.0 - rate)  # X's shape
+    if caches is not None:
+        caches[name] = mask
+    return X * mask
+
+
+def encode(m, S, caches=None, causal=False, dropout=None):
     """Encoder layer, post-norm.  S : int (B, T) -> memory (B, T, d_model)
-    and the self-attention weights (B, h, T, T)."""
+    and the self-attention weights (B, h, T, T).
+
+    causal=True masks the future (query i sees keys j <= i): the layer is
+    then a decoder-only model's layer (``init_language_model``).
+    dropout : (rate, rng) while training, on the embeddings and on each
+    sub-layer's output before the residual sum (Sec. 5.4); None otherwise."""
     def keep(name, cache):
         if caches is not None:
             caches[name] = cache
     h = m["num_heads"]
     X, c = embedding_forward(S, m["src_emb"]["E"], np.arange(S.shape[1]))
     keep("src_emb", c)
-    A, weights, c = attention_forward(X, X, m["enc_att"], h)
+    X = _dropout(X, dropout, caches, "src_emb.drop")
+    mask = causal_mask(S.shape[1]) if causal else None
+    A, weights, c = attention_forward(X, X, m["enc_att"], h, mask)
     keep("enc_att", c)
-    H, c = layer_norm_forward(X + A, **m["enc_ln1"])
+    H, c = layer_norm_forward(X + _dropout(A, dropout, caches, "enc_att.drop"),
+                              **m["enc_ln1"])
     keep("enc_ln1", c)
     F, c = feed_forward_forward(H, m["enc_ffn"])
     keep("enc_ffn", c)
-    out, c = layer_norm_forward(H + F, **m["enc_ln2"])
+    out, c = layer_norm_forward(H + _dropout(F, dropout, caches,
+                                             "enc_ffn.drop"), **m["enc_ln2"])
     keep("enc_ln2", c)
     return out, weights
 
 
-def decode(m, Y_in, memory, caches=None):
+def decode(m, Y_in, memory, caches=None, dropout=None):
     """Decoder layer, post-norm: causal self-attention, cross-attention to
     the encoder's memory, FFN.  Y_in : int (B, n) tokens, positions 0..n-1.
+    dropout as in ``encode``.
     returns the decoder's output (B, n, d_model) and the weights of the
     self- and cross-attention, (B, h, n, n) and (B, h, n, T)."""
     def keep(name, cache):
@@ -342,50 +394,71 @@ def decode(m, Y_in, memory, caches=None):
     h, n = m["num_heads"], Y_in.shape[1]
     D, c = embedding_forward(Y_in, m["tgt_emb"]["E"], np.arange(n))
     keep("tgt_emb", c)
+    D = _dropout(D, dropout, caches, "tgt_emb.drop")
     A, w_self, c = attention_forward(D, D, m["dec_self"], h, causal_mask(n))
     keep("dec_self", c)
-    G1, c = layer_norm_forward(D + A, **m["dec_ln1"])
+    G1, c = layer_norm_forward(D + _dropout(A, dropout, caches,
+                                            "dec_self.drop"), **m["dec_ln1"])
     keep("dec_ln1", c)
     C, w_cross, c = attention_forward(G1, memory, m["dec_cross"], h)
     keep("dec_cross", c)
-    G2, c = layer_norm_forward(G1 + C, **m["dec_ln2"])
+    G2, c = layer_norm_forward(G1 + _dropout(C, dropout, caches,
+                                             "dec_cross.drop"), **m["dec_ln2"])
     keep("dec_ln2", c)
     F, c = feed_forward_forward(G2, m["dec_ffn"])
     keep("dec_ffn", c)
-    out, c = layer_norm_forward(G2 + F, **m["dec_ln3"])
+    out, c = layer_norm_forward(G2 + _dropout(F, dropout, caches,
+                                              "dec_ffn.drop"), **m["dec_ln3"])
     keep("dec_ln3", c)
     return out, w_self, w_cross
 
 
-def teacher_inputs(Y):
-    """Decoder inputs under teacher forcing: BOS, then y_0 .. y_{n-2}."""
-    return np.concatenate([np.full((Y.shape[0], 1), BOS), Y[:, :-1]], 1)
+def teacher_inputs(Y, bos=BOS):
+    """Decoder inputs under teacher forcing: the start token ``bos``, then
+    y_0 .. y_{n-2}."""
+    return np.concatenate([np.full((Y.shape[0], 1), bos), Y[:, :-1]], 1)
 
 
-def loss_and_grads(m, S, Y):
-    """Mean cross-entropy of the reversal targets Y (B, T) given the source
-    S (B, T), under teacher forcing, and the gradient of every parameter
-    (same nested layout as ``m``), by the layers' backward passes."""
+def _encoder_backward(d, caches, g):
+    """Backward pass of ``encode`` from dL/d(memory) (B, T, d_model),
+    filling g with the encoder's gradients; each residual sends its
+    gradient both ways, and a dropout mask gates what went through it."""
+    d, g["enc_ln2"] = layer_norm_backward(d, caches["enc_ln2"])
+    dF, g["enc_ffn"] = feed_forward_backward(d * caches["enc_ffn.drop"],
+                                             caches["enc_ffn"])
+    d, g["enc_ln1"] = layer_norm_backward(d + dF, caches["enc_ln1"])
+    dq, dkv, g["enc_att"] = attention_backward(d * caches["enc_att.drop"],
+                                               caches["enc_att"])
+    g["src_emb"] = embedding_backward((d + dq + dkv) * caches["src_emb.drop"],
+                                      caches["src_emb"])
+
+
+def loss_and_grads(m, S, Y, dropout=None, smoothing=0.0):
+    """Mean cross-entropy of the targets Y (B, n) given the source S (B, T),
+    under teacher forcing, and the gradient of every parameter (same nested
+    layout as ``m``), by the layers' backward passes.  dropout : (rate,
+    rng) or None; smoothing : label smoothing eps_ls (Sec. 5.4)."""
     caches = {}
-    memory, _ = encode(m, S, caches)
-    out, _, _ = decode(m, teacher_inputs(Y), memory, caches)
-    loss, _, c = cross_entropy_forward(out, targets=Y, **m["out"])
+    memory, _ = encode(m, S, caches, dropout=dropout)
+    out, _, _ = decode(m, teacher_inputs(Y, start_token(m)), memory, caches,
+                       dropout=dropout)
+    loss, _, c = cross_entropy_forward(out, targets=Y, smoothing=smoothing,
+                                       **m["out"])
     g = {}
     d, g["out"] = cross_entropy_backward(c)
     # decoder, from the top: each residual sends its gradient both ways
     d, g["dec_ln3"] = layer_norm_backward(d, caches["dec_ln3"])
-    dF, g["dec_ffn"] = feed_forward_backward(d, caches["dec_ffn"])
+    dF, g["dec_ffn"] = feed_forward_backward(d * caches["dec_ffn.drop"],
+                                             caches["dec_ffn"])
     d, g["dec_ln2"] = layer_norm_backward(d + dF, caches["dec_ln2"])
-    dG1, dmemory, g["dec_cross"] = attention_backward(d, caches["dec_cross"])
+    dG1, dmemory, g["dec_cross"] = attention_backward(
+        d * caches["dec_cross.drop"], caches["dec_cross"])
     d, g["dec_ln1"] = layer_norm_backward(d + dG1, caches["dec_ln1"])
-    dq, dkv, g["dec_self"] = attention_backward(d, caches["dec_self"])
-    g["tgt_emb"] = embedding_backward(d + dq + dkv, caches["tgt_emb"])
-    # encoder
-    d, g["enc_ln2"] = layer_norm_backward(dmemory, caches["enc_ln2"])
-    dF, g["enc_ffn"] = feed_forward_backward(d, caches["enc_ffn"])
-    d, g["enc_ln1"] = layer_norm_backward(d + dF, caches["enc_ln1"])
-    dq, dkv, g["enc_att"] = attention_backward(d, caches["enc_att"])
-    g["src_emb"] = embedding_backward(d + dq + dkv, caches["src_emb"])
+    dq, dkv, g["dec_self"] = attention_backward(d * caches["dec_self.drop"],
+                                                caches["dec_self"])
+    g["tgt_emb"] = embedding_backward((d + dq + dkv) * caches["tgt_emb.drop"],
+                                      caches["tgt_emb"])
+    _encoder_backward(dmemory, caches, g)
     return loss, g
 
 
@@ -395,20 +468,47 @@ def parameters(m):
             for k, v in p.items()]
 
 
-def train(m, steps, rng, lengths=(2, MAX_LENGTH), batch=64, lr=0.003):
+def warmup_rate(step, d_model, warmup):
+    """The learning rate of Vaswani et al. 2017, Eq. 3:
+    d_model^-0.5 * min(step^-0.5, step * warmup^-1.5), rising linearly for
+    ``warmup`` steps, then decaying as 1 / sqrt(step)."""
+    return d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
+
+
+def train(m, steps, rng, lengths=(2, MAX_LENGTH), batch=64, lr=0.003,
+          data=None, loss=loss_and_grads, dropout=0.0, label_smoothing=0.0,
+          warmup=None):
     """Adam (Kingma and Ba 2015) on random reversal batches, one length per
-    batch drawn from ``lengths`` (inclusive), learning rate decayed from
-    ``lr`` to 0 along a cosine.  Updates ``m`` in place; returns the loss of
-    every step."""
+    batch drawn from ``lengths`` (inclusive), or on the batches that the
+    iterator ``data`` yields, each passed to ``loss(m, *batch, ...)``
+    (``loss_and_grads``, or ``language_model_loss_and_grads``).
+
+    The learning rate decays from ``lr`` to 0 along a cosine, or, with
+    ``warmup`` = a number of steps, follows Eq. 3 (``warmup_rate``).  The
+    rest of the paper's recipe (Sec. 5.4): ``dropout`` = P_drop,
+    ``label_smoothing`` = eps_ls (both 0 by default, and in the chapter).
+    Updates ``m`` in place; returns the loss of every step."""
     moments = {(l, k): (np.zeros_like(v), np.zeros_like(v))
                for l, k, v in parameters(m)}
     beta1, beta2, eps = 0.9, 0.98, 1e-9                 # Sec. 5.3
+    d_model = m["out"]["W_out"].shape[0]
+    if not 0.0 <= dropout < 1.0:
+        raise ValueError(f"dropout must be in [0, 1), got {dropout!r}")
+    if warmup is not None and not (isinstance(warmup, int) and warmup >= 1):
+        raise ValueError(f"warmup must be a number of steps >= 1, got "
+                         f"{warmup!r}")
+    drop = (dropout, rng) if dropout else None
     losses = np.empty(steps)
     for step in range(1, steps + 1):
-        T = int(rng.integers(lengths[0], lengths[1] + 1))
-        S, Y = reversal_batch(rng, batch, T, vocab=VOCAB)
-        losses[step - 1], g = loss_and_grads(m, S, Y)
-        rate = lr * 0.5 * (1.0 + np.cos(np.pi * (step - 1) / steps))
+        if data is None:
+            T = int(rng.integers(lengths[0], lengths[1] + 1))
+            inputs = reversal_batch(rng, batch, T, vocab=VOCAB)
+        else:
+            inputs = next(data)
+        losses[step - 1], g = loss(m, *inputs, dropout=drop,
+                                   smoothing=label_smoothing)
+        rate = (lr * 0.5 * (1.0 + np.cos(np.pi * (step - 1) / steps))
+                if warmup is None else warmup_rate(step, d_model, warmup))
         for layer, k, v in parameters(m):
             first, second = moments[layer, k]
             gk = g[layer][k]
@@ -429,18 +529,51 @@ def train_reversal(seed=0, steps=1500, **sizes):
     return m, train(m, steps, rng)
 
 
-def translate(m, S):
+def translate(m, S, steps=None):
     """Greedy decoding without a cache: at every step the decoder is run
     again on everything generated so far (chapter 12 adds the cache).
-    S : int (B, T); returns predictions (B, T) and the cross-attention
-    weights of the last step (B, h, T, T)."""
+    S : int (B, T); ``steps`` output tokens (default T, the toy's output
+    length).  returns predictions (B, steps) and the cross-attention
+    weights of the last step (B, h, steps, T)."""
     memory, _ = encode(m, S)
-    Y_in = np.full((S.shape[0], 1), BOS)
-    for _ in range(S.shape[1]):
+    Y_in = np.full((S.shape[0], 1), start_token(m))
+    w_cross = np.zeros((S.shape[0], m["num_heads"], 0, S.shape[1]))
+    for _ in range(S.shape[1] if steps is None else steps):
         out, _, w_cross = decode(m, Y_in, memory)
         logits = out[:, -1] @ m["out"]["W_out"] + m["out"]["b_out"]
         Y_in = np.concatenate([Y_in, logits.argmax(-1)[:, None]], axis=1)
     return Y_in[:, 1:], w_cross
+
+
+# ------------------------------------------------ a decoder-only model
+# Without cross-attention, a decoder layer is the encoder layer with a
+# causal mask: the layout of a GPT-style language model (Radford et al.
+# 2018), one layer here.  It reuses ``encode``'s parameters' names.
+def init_language_model(rng, vocab, d_model=64, num_heads=4, d_ff=128):
+    """A one-layer decoder-only model over ``vocab`` tokens: inputs are
+    the tokens and a start token (index ``vocab``), outputs the next
+    token's logits over the ``vocab`` tokens."""
+    m = init_model(rng, d_model, num_heads, d_ff, src_vocab=vocab + 1,
+                   tgt_vocab=vocab)
+    for name in ("tgt_emb", "dec_self", "dec_cross", "dec_ffn", "dec_ln1",
+                 "dec_ln2", "dec_ln3"):
+        del m[name]
+    return m
+
+
+def language_model_loss_and_grads(m, tokens, targets, dropout=None,
+                                  smoothing=0.0):
+    """Causal language modelling: the mean cross-entropy of each next token
+    targets[:, i] given tokens[:, :i+1], both int (B, n), and the gradients.
+    """
+    caches = {}
+    out, _ = encode(m, tokens, caches, causal=True, dropout=dropout)
+    loss, _, c = cross_entropy_forward(out, targets=targets,
+                                       smoothing=smoothing, **m["out"])
+    g = {}
+    d, g["out"] = cross_entropy_backward(c)
+    _encoder_backward(d, caches, g)
+    return loss, g
 
 
 def accuracy_by_length(m, rng, lengths, n=256):
