@@ -130,3 +130,15 @@ def math_problems(page, at_least=0):
         if leftover:
             problems.append(f"raw TeX left: {leftover[:5]}")
     return problems
+
+
+def central_difference(loss, array, index, step):
+    """(loss() at array[index] + step - loss() at array[index] - step) / (2 step), the entry
+    restored: the numerical derivative that gradient checks compare a backward pass with."""
+    saved = array[index]
+    array[index] = saved + step
+    up = loss()
+    array[index] = saved - step
+    down = loss()
+    array[index] = saved
+    return (up - down) / (2 * step)

@@ -75,13 +75,7 @@ def test_cross_entropy_gradient_matches_finite_differences():
     for name, array in arrays.items():
         numeric = np.zeros_like(array)
         for idx in np.ndindex(array.shape):
-            saved = array[idx]
-            array[idx] = saved + 1e-6
-            up = loss()
-            array[idx] = saved - 1e-6
-            down = loss()
-            array[idx] = saved
-            numeric[idx] = (up - down) / 2e-6
+            numeric[idx] = helpers.central_difference(loss, array, idx, 1e-6)
         assert np.allclose(analytic[name], numeric, rtol=1e-6,
                            atol=1e-9), name
 

@@ -155,13 +155,7 @@ def _numeric_check(m, loss_of, analytic, picks=3):
     for layer, k, v in transformer.parameters(m):
         for flat in rng.choice(v.size, size=min(picks, v.size), replace=False):
             i = np.unravel_index(flat, v.shape)
-            old = v[i]
-            v[i] = old + 1e-5
-            up = loss_of()
-            v[i] = old - 1e-5
-            down = loss_of()
-            v[i] = old
-            numeric = (up - down) / 2e-5
+            numeric = helpers.central_difference(loss_of, v, i, 1e-5)
             assert abs(numeric - analytic[layer][k][i]) <= 1e-6 + 1e-4 * abs(numeric), (layer, k)
 
 
@@ -317,5 +311,89 @@ def test_a_model_file_that_inflates_is_refused(tmp_path):
     bomb = tmp_path / "bomb.npz"
     np.savez_compressed(bomb, **{"out.W_out": np.zeros((9000, 1000))})   # 72 MB of zeros
     assert bomb.stat().st_size < 1_000_000
-    with pytest.raises(ValueError, match="not a model of this book"):
+    with pytest.raises(ValueError, match="not a model written by"):
         g2p.load_model(bomb)
+
+
+def test_a_model_file_whose_header_lies_or_that_is_damaged_is_refused(tmp_path):
+    import io
+    import zipfile
+    member = io.BytesIO()           # a valid .npy header declaring 8 TB, and 24 bytes
+    np.lib.format.write_array_header_1_0(
+        member, {"descr": "<f8", "fortran_order": False, "shape": (10 ** 12,)})
+    member.write(np.zeros(3).tobytes())
+    liar = tmp_path / "liar.npz"
+    with zipfile.ZipFile(liar, "w") as archive:
+        archive.writestr("out.W_out.npy", member.getvalue())
+    good = tmp_path / "good.npz"
+    g2p.save({"W": np.ones((2, 2))}, good)
+    damaged = tmp_path / "damaged.npz"
+    damaged.write_bytes(good.read_bytes()[:-40])
+    strings = tmp_path / "strings.npz"
+    np.savez(strings, W=np.array(["1.5", "2"]))
+    for path in (liar, damaged, strings, tmp_path / "missing.npz"):
+        with pytest.raises(ValueError, match="not a model written by"):
+            g2p.load_model(path)
+    assert np.array_equal(g2p.load_model(good)["W"], np.ones((2, 2)))
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_partial_one(tmp_path):
+    target = tmp_path / "rnn.json"
+    target.write_text("old")
+
+    def fails(f):
+        f.write(b"half")
+        raise OSError(28, "No space left on device")
+    with pytest.raises(OSError):
+        g2p._replace_atomically(target, fails)
+    assert target.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["rnn.json"]
+
+
+def test_an_interrupted_training_says_so_in_one_line(tmp_path, monkeypatch, capsys):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(g2p, "train_model", interrupted)
+    with pytest.raises(SystemExit) as exited:
+        g2p.main(["train", "--out", str(tmp_path), "--only", "rnn", "--steps", "1",
+                  "--words", "64"])
+    assert exited.value.code == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith(
+        "interrupted; the models reported above are written, the one in training is not")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_where_a_model_file_goes_is_refused_before_training(tmp_path, capsys):
+    (tmp_path / "rnn.json").mkdir()
+    with pytest.raises(SystemExit) as exited:
+        g2p.main(["train", "--out", str(tmp_path), "--only", "rnn", "--steps", "1",
+                  "--words", "64"])
+    assert exited.value.code == 2 and "is a folder" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rnn.json"]
+
+
+def test_evaluate_refuses_a_decoder_of_the_wrong_shape(data):
+    words, _, test = data
+    group = [w for w in test if len(w) == 5][:2]
+    with pytest.raises(ValueError, match="decode returned shape"):
+        g2p.evaluate(lambda X, steps: np.zeros((1, steps), dtype=int), words, group)
+    with pytest.raises(ValueError, match="decode returned shape"):
+        g2p.evaluate(lambda X, steps: np.zeros((steps, 2), dtype=int), words, group)
+
+
+def test_the_sampler_and_the_schedule_refuse_what_cannot_work():
+    rng = np.random.default_rng(0)
+    m = _tiny(rng, language_model=True)
+    for temperature in (1e-310, True, "1"):
+        with pytest.raises(ValueError, match="temperature"):
+            kv_cache.sample_cached(m, rng, 2, 3, temperature=temperature)
+    for n, max_len in ((-1, 3), (3, -2), (10 ** 6, 100)):
+        with pytest.raises(ValueError, match="max_len"):
+            kv_cache.sample_cached(m, rng, n, max_len)
+    S = rng.integers(0, 5, size=(2, 3))
+    run = dict(data=iter([(S, S)]), loss=transformer.language_model_loss_and_grads)
+    transformer.train(m, 1, rng, warmup=np.int64(10), **run)      # a NumPy integer is a number
+    for warmup in (True, 10 ** 10, 2.5):
+        with pytest.raises(ValueError, match="warmup"):
+            transformer.train(m, 1, rng, warmup=warmup, **run)
+    with pytest.raises(ValueError, match="label_smoothing"):
+        transformer.train(m, 1, rng, label_smoothing=1.0, **run)

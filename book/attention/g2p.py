@@ -19,6 +19,7 @@ import argparse
 import hashlib
 import importlib.util
 import json
+import os
 import sys
 import time
 import zipfile
@@ -79,6 +80,9 @@ def read_dictionary(path=None):
 def load(min_len=MIN_LEN, max_len=MAX_LEN, path=None):
     """{word: phonemes} for the words of a-z only, ``min_len`` to
     ``max_len`` letters, first pronunciation only, stress dropped."""
+    if not 1 <= min_len <= max_len:
+        raise ValueError(f"need 1 <= min_len <= max_len, got {min_len} and "
+                         f"{max_len}")
     words = {}
     for line in read_dictionary(path).splitlines():
         head, *phones = line.split("#")[0].split()
@@ -104,6 +108,8 @@ def split(words, n_test=N_TEST, seed=0):
 def encode(words, keys):
     """Letters X int (B, T), all of one length, and phonemes + EOS Y int
     (B, U), padded with EOS to the longest."""
+    if not keys:
+        raise ValueError("no words to encode")
     if len({len(k) for k in keys}) != 1:
         raise ValueError("one batch holds words of one length")
     for k in keys:
@@ -117,10 +123,10 @@ def encode(words, keys):
     return X, Y
 
 
-def batches(words, keys, batch, rng):
-    """Endless (X, Y) batches of ``encode``: each epoch groups the words by
-    spelling length (no padding of the source), cuts each group into
-    batches and visits them in a random order."""
+def _epochs(keys, batch, rng):
+    """Endless lists of words: each epoch groups ``keys`` by spelling length
+    (so that no source needs padding), cuts each group into batches of at
+    most ``batch`` words and yields them in a random order."""
     if not keys:
         raise ValueError("no words to make batches of")
     by_length = {}
@@ -133,29 +139,24 @@ def batches(words, keys, batch, rng):
             rng.shuffle(group)
             chunks += [group[i:i + batch] for i in range(0, len(group), batch)]
         for i in rng.permutation(len(chunks)):
-            yield encode(words, chunks[i])
+            yield chunks[i]
+
+
+def batches(words, keys, batch, rng):
+    """Endless (X, Y) batches of ``encode`` (see ``_epochs``)."""
+    for chunk in _epochs(keys, batch, rng):
+        yield encode(words, chunk)
 
 
 def spelling_batches(keys, batch, rng):
     """Endless (inputs, targets) batches for a language model of spellings:
     inputs = start token, letters; targets = letters, WORD_END."""
-    if not keys:
-        raise ValueError("no words to make batches of")
-    by_length = {}
-    for k in keys:
-        by_length.setdefault(len(k), []).append(k)
     start = WORD_END + 1
-    while True:
-        chunks = []
-        for group in by_length.values():
-            group = list(group)
-            rng.shuffle(group)
-            chunks += [group[i:i + batch] for i in range(0, len(group), batch)]
-        for i in rng.permutation(len(chunks)):
-            L = np.array([[LETTERS.index(c) for c in k] for k in chunks[i]])
-            n = len(L)
-            yield (np.concatenate([np.full((n, 1), start), L], axis=1),
-                   np.concatenate([L, np.full((n, 1), WORD_END)], axis=1))
+    for chunk in _epochs(keys, batch, rng):
+        L = np.array([[LETTERS.index(c) for c in k] for k in chunk])  # (B, T)
+        n = len(L)
+        yield (np.concatenate([np.full((n, 1), start), L], axis=1),
+               np.concatenate([L, np.full((n, 1), WORD_END)], axis=1))
 
 
 def edit_distance(a, b):
@@ -190,7 +191,10 @@ def evaluate(decode, words, keys):
     for length in sorted(by_length):
         group = by_length[length]
         X, Y = encode(words, group)
-        predicted = decode(X, Y.shape[1] + 3)                # (B, U + 3)
+        predicted = np.asarray(decode(X, Y.shape[1] + 3))    # (B, U + 3)
+        if predicted.shape != (len(group), Y.shape[1] + 3):
+            raise ValueError(f"decode returned shape {predicted.shape} for "
+                             f"{len(group)} words and {Y.shape[1] + 3} steps")
         right = edits = reference = 0
         for k, row in zip(group, predicted):
             target = [PHONES.index(p) for p in words[k]]
@@ -249,7 +253,7 @@ def trained(name):
 
 def trained_name(name):
     """``name`` if it is one of ``MODELS``, else ValueError."""
-    if name not in MODELS:
+    if not isinstance(name, str) or name not in MODELS:
         raise ValueError(f"no trained model {name!r}; the models are "
                          f"{', '.join(sorted(MODELS))}")
     return name
@@ -259,18 +263,6 @@ def training_report(name):
     """What the script wrote about one trained model: steps, seconds, ..."""
     trained_name(name)
     return json.loads((MODELS_DIR / f"{name}.json").read_text())
-
-
-def pronounce(model, words_or_X, steps=None):
-    """Greedy phonemes of a list of words (each its own batch) with a
-    trained chapter 3 (dict of arrays) or chapter 11 model."""
-    decode = decoder(model)
-    out = []
-    for w in words_or_X:
-        X = np.array([[LETTERS.index(c) for c in w]])
-        row = decode(X, steps or len(w) + 4)[0]
-        out.append(" ".join(PHONES[i] for i in until_end(row)))
-    return out
 
 
 def decoder(model):
@@ -331,38 +323,76 @@ def train_model(name, words, train_keys, steps=None, seed=0, batch=64,
         loss=transformer.language_model_loss_and_grads, **recipe)
 
 
+def _replace_atomically(path, write):
+    """write(file) into a temporary file beside ``path``, then rename it to
+    ``path``: an interrupted or failed write never leaves half a file."""
+    path = Path(path)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        with open(temporary, "wb") as f:
+            write(f)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
 def save(model, path):
     """float32 arrays in an .npz: "layer.name" for the Transformers, the
-    names themselves for chapter 3's model."""
+    names themselves for chapter 3's model; written atomically."""
     if "num_heads" in model:
         arrays = {f"{layer}.{k}": v for layer, k, v in
                   transformer.parameters(model)}
         arrays["num_heads"] = np.array(model["num_heads"])
     else:
         arrays = dict(model)
-    np.savez_compressed(path, **{k: np.asarray(v, np.float32)
-                                 if v.ndim else v for k, v in arrays.items()})
+    _replace_atomically(path, lambda f: np.savez_compressed(
+        f, **{k: np.asarray(v, np.float32) if v.ndim else v
+              for k, v in arrays.items()}))
 
 
 MODEL_MAX_BYTES = 64 * 2 ** 20     # uncompressed: the shipped ones are < 1 MB
 
 
 def load_model(path):
-    """A model written by ``save``, back in float64; at most
-    MODEL_MAX_BYTES of arrays, no pickled objects."""
-    with zipfile.ZipFile(path) as archive:
-        if sum(i.file_size for i in archive.infolist()) > MODEL_MAX_BYTES:
-            raise ValueError(f"{path}: more than {MODEL_MAX_BYTES} bytes of "
-                             "arrays, not a model of this book")
-    with np.load(path, allow_pickle=False) as f:
-        arrays = {k: f[k] for k in f.files}
-    if "num_heads" not in arrays:
-        return {k: v.astype(float) for k, v in arrays.items()}
-    m = {"num_heads": int(arrays.pop("num_heads"))}
-    for key, v in arrays.items():
-        layer, k = key.split(".")
-        m.setdefault(layer, {})[k] = v.astype(float)
-    return m
+    """A model written by ``save``, back in float64.  Refused (ValueError,
+    one line): anything but float arrays and an integer ``num_heads``, more
+    than MODEL_MAX_BYTES of arrays, a damaged file."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            infos = archive.infolist()
+            if sum(i.file_size for i in infos) > MODEL_MAX_BYTES:
+                raise ValueError(f"more than {MODEL_MAX_BYTES} bytes")
+            for info in infos:               # each header before any data
+                with archive.open(info) as member:
+                    version = np.lib.format.read_magic(member)
+                    read_header = {
+                        (1, 0): np.lib.format.read_array_header_1_0,
+                        (2, 0): np.lib.format.read_array_header_2_0,
+                    }.get(version)
+                    if read_header is None:
+                        raise ValueError(f"{info.filename}: .npy format "
+                                         f"{version}")
+                    shape, _, dtype = read_header(member)
+                expected = "i" if info.filename == "num_heads.npy" else "f"
+                if dtype.kind != expected or (
+                        np.prod(shape, dtype=float) * dtype.itemsize
+                        > info.file_size):
+                    raise ValueError(f"{info.filename} is not an array "
+                                     f"of this book's models")
+        with np.load(path, allow_pickle=False) as f:
+            arrays = {k: f[k] for k in f.files}
+        if "num_heads" not in arrays:
+            return {k: v.astype(float) for k, v in arrays.items()}
+        m = {"num_heads": int(arrays.pop("num_heads"))}
+        if m["num_heads"] < 1:
+            raise ValueError("num_heads must be at least 1")
+        for key, v in arrays.items():
+            layer, k = key.split(".")
+            m.setdefault(layer, {})[k] = v.astype(float)
+        return m
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
+        raise ValueError(f"{path}: not a model written by attention.g2p."
+                         f"save ({e})") from None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -397,10 +427,19 @@ def main(argv=None):
     if not args.out.strip():
         parser.error("--out must name a folder")
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        parser.error(f"--out {str(out)!r} is not a folder")
+    names = list(dict.fromkeys(args.only or MODELS))  # each once, in order
+    for name in names:
+        for target in (out / f"{name}.npz", out / f"{name}.json"):
+            if target.is_dir():
+                parser.error(f"{str(target)!r} is a folder; the model's "
+                             "file goes there")
     try:
         words = load()
         out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".written-by-attention.g2p"  # writable, before training
+        # writable, before training
+        probe = out / f".written-by-attention.g2p.{os.getpid()}"
         probe.touch()
         probe.unlink()
     except DataMissing as e:
@@ -410,12 +449,23 @@ def main(argv=None):
                        f"{e.strerror}\n")
     train_keys, test_keys = split(words)
     train_keys = train_keys[:args.words]
-    for name in dict.fromkeys(args.only or MODELS):  # each once, in order
-        steps = args.steps or STEPS[MODELS[name][0]]
+    try:
+        _train_and_write(names, words, train_keys, test_keys, args.steps,
+                         out, parser)
+    except KeyboardInterrupt:
+        parser.exit(130, f"{parser.prog}: interrupted; the models reported "
+                         "above are written, the one in training is not\n")
+
+
+def _train_and_write(names, words, train_keys, test_keys, steps_given, out,
+                     parser):
+    """main's work: each model trained, scored, written, reported."""
+    for name in names:
+        steps = steps_given or STEPS[MODELS[name][0]]
         print(f"training {name}: {steps} steps on {len(train_keys)} words",
               file=sys.stderr, flush=True)
         start = time.perf_counter()
-        model, losses = train_model(name, words, train_keys, args.steps)
+        model, losses = train_model(name, words, train_keys, steps)
         seconds = time.perf_counter() - start
         report = {"model": name, "steps": len(losses), "seconds": seconds,
                   "train_words": len(train_keys),
@@ -423,10 +473,11 @@ def main(argv=None):
         if MODELS[name][0] != "language_model":
             accuracy, per = rates(evaluate(decoder(model), words, test_keys))
             report.update(word_accuracy=accuracy, phoneme_error_rate=per)
+        text = json.dumps(report, indent=1) + "\n"
         try:
             save(model, out / f"{name}.npz")
-            (out / f"{name}.json").write_text(json.dumps(report, indent=1)
-                                              + "\n")
+            _replace_atomically(out / f"{name}.json",
+                                lambda f: f.write(text.encode()))
         except OSError as e:
             parser.exit(2, f"{parser.prog}: cannot write {name} to "
                            f"{str(out)!r}: {e.strerror}\n")

@@ -162,8 +162,15 @@ def sample_cached(m, rng, n, max_len, temperature=1.0, return_logits=False):
     follows an end token is the caller's to discard; with
     ``return_logits``, also each step's logits (n, max_len, vocab)
     """
-    if not (np.isfinite(temperature) and temperature > 0):
-        raise ValueError(f"temperature must be > 0, got {temperature!r}")
+    if isinstance(temperature, bool) or not (
+            isinstance(temperature, (int, float)) and 1e-3 <= temperature
+            <= 1e3):
+        raise ValueError(f"temperature must be a number from 0.001 to 1000 "
+                         f"(argmax decoding is the limit at 0), got "
+                         f"{temperature!r}")
+    if not (0 <= n and 0 <= max_len and n * max_len <= 10 ** 7):
+        raise ValueError(f"n and max_len must be >= 0 with n * max_len <= "
+                         f"10**7, got {n} and {max_len}")
     h = m["num_heads"]
     E = m["src_emb"]["E"]                                    # (vocab+1, d)
     d_model = E.shape[1]

@@ -18,6 +18,8 @@ and a cache, ``*_backward`` takes dL/d(output) and the cache and returns
 dL/d(input) and the parameters' gradients).  Everything is float64 and
 seeded, so a run is reproducible.
 """
+import numbers
+
 import numpy as np
 
 from .multi_head import (head_mask, merge_heads, multi_head_attention,
@@ -494,9 +496,13 @@ def train(m, steps, rng, lengths=(2, MAX_LENGTH), batch=64, lr=0.003,
     d_model = m["out"]["W_out"].shape[0]
     if not 0.0 <= dropout < 1.0:
         raise ValueError(f"dropout must be in [0, 1), got {dropout!r}")
-    if warmup is not None and not (isinstance(warmup, int) and warmup >= 1):
-        raise ValueError(f"warmup must be a number of steps >= 1, got "
-                         f"{warmup!r}")
+    if not 0.0 <= label_smoothing < 1.0:
+        raise ValueError(f"label_smoothing must be in [0, 1), got "
+                         f"{label_smoothing!r}")
+    if warmup is not None and (isinstance(warmup, bool) or not isinstance(
+            warmup, numbers.Integral) or not 1 <= warmup <= 10 ** 9):
+        raise ValueError(f"warmup must be a whole number of steps from 1 "
+                         f"to 10**9, got {warmup!r}")
     drop = (dropout, rng) if dropout else None
     losses = np.empty(steps)
     for step in range(1, steps + 1):
