@@ -64,18 +64,26 @@ def test_the_checker_catches_what_it_promises():
         return translation.message_problems(Message(english, japanese, **kwargs))
 
     english = "The weights $\\alpha_{ij}$ of {cite:t}`bahdanau2015` sum to 1 ({ref}`notation`)."
-    good = "{cite:t}`bahdanau2015` の重み $\\alpha_{ij}$ の和は 1 である（{ref}`notation`）。"
+    good = "{cite:t}`bahdanau2015` の重み $\\alpha_{ij}$ の和は 1 である（「{ref}`notation`」）。"
     assert problems(english, good) == []
     assert problems(english, "") == ["not translated"]
     assert "fuzzy" in problems(english, good, flags=["fuzzy"])[0]
     assert "lost or changed" in problems(english, good.replace("$\\alpha_{ij}$", "α"))[0]
-    assert "lost or changed" in problems(english, good.replace(" ({ref}`notation`)", "")
-                                         .replace("（{ref}`notation`）", ""))[0]
+    assert "lost or changed" in problems(english, good.replace("（「{ref}`notation`」）", ""))[0]
     assert "still English" in problems(english, english)[0]
     assert problems("English", "English", user_comments=["English on purpose: a column"]) == []
     assert "である調" in problems(english, good.replace("である", "です"))[0]
     assert "list" in problems("1.1 Definition", "1. 定義")[0]
     assert problems("1. Softmax", "1\\. ソフトマックス") == []
+    # issue 28: a cross-reference stands in 「」 (a table cell holding only the reference
+    # excepted), and bold closes only where Markdown closes it
+    assert "cross-reference without 「」" in problems(english, good.replace("「{ref}`notation`」",
+                                                                           "{ref}`notation`"))[0]
+    assert problems("{doc}`01_softmax`", "{doc}`01_softmax`") == []
+    assert "bold that does not render" in problems("**Masks.** Every head", "**マスク。**どのヘッドも")[0]
+    assert problems("**Masks.** Every head", "**マスク**。どのヘッドも") == []
+    assert "bold that does not render" in problems("a **“quoted”** term", "**「引用」**した語")[0]
+    assert problems("a **“quoted”** term", "「**引用**」した語") == []
 
 
 # --- the built Japanese pages ---------------------------------------------------------

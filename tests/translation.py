@@ -15,10 +15,17 @@ is in order when:
   Japanese in it, unless a translator comment says ``English on purpose``;
 * it is in the book's style, である調 (no です/ます sentence ends);
 * it does not begin with ``1. `` (Markdown would read a numbered list; write
-  ``1\\. ``).
+  ``1\\. ``);
+* its cross-references to a page or a section ({doc}, {ref}) stand in 「」, the
+  Japanese way of quoting a title, unless the message is the reference alone (a
+  table cell);
+* its bold renders: Markdown closes ``**`` after punctuation such as 。 only when
+  a space or punctuation follows, and opens it before punctuation only after a
+  space or punctuation (write ``**マスク**。`` rather than ``**マスク。**``).
 """
 import re
 import sys
+import unicodedata
 from collections import Counter
 from pathlib import Path
 
@@ -40,6 +47,38 @@ PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z][a-z]{2,}\b")   # not a LaTeX c
 LATEX_TEXT = re.compile(r"\\(?:text|mathrm|operatorname|textrm)\{[^{}]*\}")
 POLITE = re.compile(r"(です|ます|でした|ました|ません|でしょう)(?=[。、．！？」）)（(\s]|$)")
 LIST_TRAP = re.compile(r"^\d+\.\s")
+CROSS_REFERENCE = re.compile(r"\{(?:ref|doc)\}`[^`]+`")
+BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
+
+
+def _punctuation(character):
+    """CommonMark's Unicode punctuation: categories P and S."""
+    return unicodedata.category(character)[0] in "PS"
+
+
+def unquoted_references(japanese):
+    """The {doc} and {ref} roles of a translation that do not stand in 「」."""
+    if CROSS_REFERENCE.fullmatch(japanese.strip()):
+        return []
+    return [m.group(0) for m in CROSS_REFERENCE.finditer(japanese)
+            if japanese[max(0, m.start() - 1):m.start()] != "「"
+            or japanese[m.end():m.end() + 1] != "」"]
+
+
+def bold_that_does_not_render(japanese):
+    """The **...** spans whose delimiters Markdown does not read as bold: a closing
+    ** after punctuation with a letter next, an opening ** before punctuation with a
+    letter before (CommonMark's flanking rules)."""
+    found = []
+    for match in BOLD.finditer(japanese):
+        inner = match.group(1)
+        before = japanese[match.start() - 1] if match.start() else " "
+        after = japanese[match.end()] if match.end() < len(japanese) else " "
+        opens = not (_punctuation(inner[0]) and not (before.isspace() or _punctuation(before)))
+        closes = not (_punctuation(inner[-1]) and not (after.isspace() or _punctuation(after)))
+        if not (opens and closes):
+            found.append(match.group(0))
+    return found
 
 
 def tokens(text):
@@ -71,6 +110,11 @@ def message_problems(message):
         problems.append("です/ます: the book writes である調")
     if LIST_TRAP.match(japanese) and not LIST_TRAP.match(english):
         problems.append(r"begins with 'N. ', which Markdown reads as a list: write 'N\. '")
+    if not on_purpose:
+        for reference in unquoted_references(japanese):
+            problems.append(f"cross-reference without 「」: write 「{reference}」")
+    for span in bold_that_does_not_render(japanese):
+        problems.append(f"bold that does not render: {span} (move the punctuation outside the **)")
     return problems
 
 
