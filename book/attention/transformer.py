@@ -494,8 +494,6 @@ def train(m, steps, rng, lengths=(2, MAX_LENGTH), batch=64, lr=0.003,
                for l, k, v in parameters(m)}
     beta1, beta2, eps = 0.9, 0.98, 1e-9                 # Sec. 5.3
     d_model = m["out"]["W_out"].shape[0]
-    if not 0.0 <= dropout < 1.0:
-        raise ValueError(f"dropout must be in [0, 1), got {dropout!r}")
     if not 0.0 <= label_smoothing < 1.0:
         raise ValueError(f"label_smoothing must be in [0, 1), got "
                          f"{label_smoothing!r}")
