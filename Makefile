@@ -15,9 +15,10 @@ BIN    := $(CURDIR)/$(VENV)/bin
 # Debian packages the tests use: bubblewrap sandboxes the learner's code when grading,
 # postgresql is the shared gradebook's server, chromium and a CJK font drive the
 # browser tests of the built book (Japanese glossary terms must render); graphviz
-# draws the book's diagrams, so `make book` installs it too.
-BOOK_PACKAGES  := graphviz
-DEBIAN_PACKAGES := $(BOOK_PACKAGES) bubblewrap postgresql chromium fonts-noto-cjk
+# draws the book's diagrams in Noto Sans CJK (both editions' figures use it), so
+# `make book` installs both.
+BOOK_PACKAGES  := graphviz fonts-noto-cjk
+DEBIAN_PACKAGES := $(BOOK_PACKAGES) bubblewrap postgresql chromium
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: book locales test check wheel book-packages debian-packages clean

@@ -277,7 +277,7 @@ def test_the_report_counts_feedback_in_either_language_under_japanese_headings(t
     assert counts["axis_ignored"] == 2 and counts["(not attempted)"] == 1, counts
     path = report.write_report(course, "01_softmax", language="ja")
     text = path.read_text(encoding="utf-8")
-    assert text.startswith("# 01_softmax: クラスが間違えたこと\n"), text[:80]
+    assert text.startswith("# 01_softmax: クラスがつまずいた点\n"), text[:80]
     with i18n.language("ja"):
         assert f"| `axis_ignored` | 2 | 67% | {axis_ignored.translated()} |" in text
     assert path.with_suffix(".png").stat().st_size > 0

@@ -271,8 +271,8 @@ MISTAKES = [
                    "The new token is the last position, so every cached key is in its past: none of the t + 1 "
                    "keys is hidden, and no mask is needed.")),
     Mistake("scaled_by_d_model",
-            "the scores are divided by sqrt(d_model), the width of x_t; divide by sqrt(d_k), the length "
-            "of the query and the keys (`W_q.shape[1]`).",
+            "the scores are divided by sqrt(d_model), the dimension of x_t; divide by sqrt(d_k), the "
+            "dimension of the query and the keys (`W_q.shape[1]`).",
             _step_variant(scale="d_model", first_step_too=False),
             hints=("Look at the scaling of the scores before the softmax: the square root of which dimension are "
                    "they divided by?",
@@ -281,7 +281,7 @@ MISTAKES = [
                    "The scores are dot products of d_k-dimensional queries and keys, so they are divided by √d_k, "
                    "while d_model is the dimension of x_t, before the projections.")),
     Mistake("no_scaling",
-            "the scores are not scaled: divide them by sqrt(d_k), the length of the query and the keys "
+            "the scores are not scaled: divide them by sqrt(d_k), the dimension of the query and the keys "
             "(`W_q.shape[1]`), before the softmax (Vaswani et al. 2017, Eq. 1).",
             _step_variant(scale="none", first_step_too=False),
             hints=("Look at the scores between the query and the keys on their way to the softmax: what happens "
@@ -292,8 +292,8 @@ MISTAKES = [
                    "with the dimension of the queries and keys.")),
     checks.no_max_subtraction(_right_scores),
     Mistake("scaled_by_d_v",
-            "the scores are divided by sqrt(d_v), the width of the values; divide by sqrt(d_k), the "
-            "length of the query and the keys (`W_q.shape[1]`).",
+            "the scores are divided by sqrt(d_v), the dimension of the values; divide by sqrt(d_k), the "
+            "dimension of the query and the keys (`W_q.shape[1]`).",
             _step_variant(scale="d_v", first_step_too=False),
             hints=("Look at the number the scores are divided by before the softmax: which array "
                    "does it come from?",

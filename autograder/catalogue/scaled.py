@@ -134,7 +134,8 @@ MISTAKES = [
                    "its variance is d_k, its standard deviation √d_k.")),
     Mistake("scale_by_dv",
             "the scores are divided by sqrt(d_v), the size of the values (`V.shape[-1]`). The factor comes "
-            "from the length of the dot products q . k, so use d_k = `Q.shape[-1]` (equal to `K.shape[-1]`).",
+            "from the dimension of the vectors in the dot products q . k, so use d_k = `Q.shape[-1]` "
+            "(equal to `K.shape[-1]`).",
             _scale_by_dv,
             hints=("Look at where your scaling factor takes its dimension from: which array's shape do you read it "
                    "from?",

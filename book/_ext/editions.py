@@ -14,6 +14,13 @@ As a Sphinx extension this module adds what Sphinx's i18n does not do:
   not a text node, is extracted into the catalogs and translated, and so are
   the table of contents' part captions (sphinx-external-toc adds them after
   Sphinx has translated the page);
+* the words inside figures: a notebook's plot is drawn in both languages when
+  it runs (``book/attention/plotting.py`` stores the English strings and the
+  Japanese PNG in the output's metadata); its strings become messages of the
+  page and the Japanese edition shows the Japanese PNG, a warning (an error
+  under ``-W``) when the PNG was drawn with other translations than the
+  catalog's (run the chapter again).  A diagram's labels (Graphviz) are
+  messages too, translated in its source before Graphviz lays it out;
 * every page gets a link to the same page in the other edition;
 * the Japanese edition gets its title, search language, CJK fonts, and
   citations in Japanese form (「Bahdanau ら [2015]」, 「Luong と Manning」).
@@ -25,7 +32,11 @@ the function the CLI calls, ``jupyter_book.sphinx.build_sphinx``::
 
     python book/_ext/editions.py ja [--path-output DIR]   # -> DIR/_build/html/ja
 """
+import base64
+import hashlib
 import html
+import json
+import re
 import sys
 from pathlib import Path
 
@@ -70,6 +81,124 @@ def _extract_alt_texts(app, doctree, docname):
     catalog = app.builder.catalogs[docname_to_domain(docname, app.config.gettext_compact)]
     for node in doctree.findall(_has_alt):
         catalog.add(node["alt"], MsgOrigin(node.source or docname, node.line or 0))
+    for message in figure_messages(app.env, docname, doctree):
+        catalog.add(message, MsgOrigin(docname, 0))
+
+
+# --- the words inside figures ---------------------------------------------
+
+FIGURE_WORD = re.compile(r"[A-Za-z]{2,}")        # a string worth translating has one
+# A Graphviz label: a quoted string (lines split at \n, \l, \r), or the text runs
+# between the block tags of an HTML-like label <...> (see html_label).
+DOT_QUOTED_LABEL = re.compile(r'((?:x|head|tail)?label\s*=\s*")((?:[^"\\]|\\.)*)(")')
+DOT_LINE_BREAK = re.compile(r"(\\[nlr])")
+DOT_HTML_LABEL = re.compile(r"(?:x|head|tail)?label\s*=\s*<")
+HTML_TAG = re.compile(r"(<[^<>]*>)")
+HTML_BLOCK_TAG = re.compile(r"(<\s*/?\s*(?:BR|TD|TR|TABLE)\b[^<>]*>)", re.I)
+ITALIC = re.compile(r"<I>.*?</I>", re.I | re.S)
+
+
+def _worth_translating(text):
+    """A string with a word to translate: outside maths ($...$), markup and entities."""
+    plain = re.sub(r"&\w+;|<[^<>]*>", " ", re.sub(r"\$[^$]*\$", " ", text))
+    return bool(FIGURE_WORD.search(plain))
+
+
+DOT_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/|^\s*#[^\n]*", re.S | re.M)
+
+
+def _without_comments(code):
+    """`code` with its comments blanked out, every other character in place."""
+    return DOT_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), code)
+
+
+def _html_label_spans(code):
+    """(start, end) of the inside of each HTML-like label <...> of a Graphviz source
+    (comments blanked), in order and never overlapping."""
+    position = 0
+    while match := DOT_HTML_LABEL.search(code, position):
+        depth, i = 1, match.end()
+        while i < len(code) and depth:
+            depth += {"<": 1, ">": -1}.get(code[i], 0)
+            i += 1
+        yield match.end(), i - 1
+        position = i
+
+
+def _label_lines(code, translate):
+    """Pass every label line of `code` through `translate`; return the new code and the
+    lines seen (the ones worth translating)."""
+    seen = []
+
+    def line(text):
+        core = text.strip()
+        if not _worth_translating(core):
+            return text
+        seen.append(core)
+        start = text.index(core)
+        return text[:start] + translate(core) + text[start + len(core):]
+
+    def quoted(match):
+        parts = DOT_LINE_BREAK.split(match.group(2))
+        inner = "".join(p if DOT_LINE_BREAK.fullmatch(p) else
+                        line(p.replace('\\"', '"')).replace('"', '\\"') for p in parts)
+        return match.group(1) + inner + match.group(3)
+
+    def html_label(inner):
+        # A line of an HTML-like label runs between block tags (<BR/>, table cells); its
+        # inline tags (<SUB>, <I>, <FONT> ...) stay inside the message.  Text in <I> quotes
+        # an example's words, as in the prose: a line that is only that stays.
+        return "".join(part if HTML_BLOCK_TAG.fullmatch(part)
+                       or not _worth_translating(ITALIC.sub(" ", part))
+                       else line(part) for part in HTML_BLOCK_TAG.split(inner))
+
+    # Labels are found in the source with its comments blanked and rewritten in the
+    # source itself, so a comment is never read as a label and stays as it was.
+    blank = _without_comments(code)
+    spans = [(start, end, html_label) for start, end in _html_label_spans(blank)]
+    spans += [(m.start(), m.end(), lambda text: quoted(DOT_QUOTED_LABEL.fullmatch(text)))
+              for m in DOT_QUOTED_LABEL.finditer(blank)
+              if not any(start <= m.start() < end for start, end, _ in spans)]
+    edits = [(start, end, rewrite(code[start:end])) for start, end, rewrite in sorted(spans, key=lambda e: e[0])]
+    for start, end, new in reversed(edits):
+        code = code[:start] + new + code[end:]
+    return code, seen
+
+
+def dot_label_lines(code):
+    """The label lines of a Graphviz source that hold words, in order."""
+    return _label_lines(code, lambda text: text)[1]
+
+
+def translate_dot(code, translate):
+    """The Graphviz source `code` with every label line passed through `translate`."""
+    return _label_lines(code, translate)[0]
+
+
+def notebook_figures(path):
+    """[(sha256 of the English PNG, the figure's metadata from plotting.py)] of a notebook."""
+    if Path(path).suffix != ".ipynb":
+        return []
+    notebook = json.loads(Path(path).read_text(encoding="utf-8"))
+    found = []
+    for cell in notebook["cells"]:
+        for output in cell.get("outputs", []):
+            book = output.get("metadata", {}).get("image/png", {}).get("attention_book")
+            png = output.get("data", {}).get("image/png")
+            if book and png:
+                digest = hashlib.sha256(base64.b64decode(png)).hexdigest()
+                found.append((digest, book))
+    return found
+
+
+def figure_messages(env, docname, doctree):
+    """The strings inside a page's figures: its plots' and its diagrams'."""
+    from sphinx.ext.graphviz import graphviz
+    messages = [text for _, book in notebook_figures(env.doc2path(docname))
+                for text in book["text"] if _worth_translating(text)]
+    for node in doctree.findall(graphviz):
+        messages += dot_label_lines(node["code"])
+    return messages
 
 
 class TranslateAttributes(SphinxTransform):
@@ -95,6 +224,34 @@ class TranslateAttributes(SphinxTransform):
         for toctree in self.document.findall(addnodes.toctree):
             if toctree.get("caption"):
                 toctree["caption"] = toctree["rawcaption"] = catalog.gettext(toctree["caption"])
+        self.translate_figures(catalog)
+
+    def translate_figures(self, catalog):
+        """Japanese PNGs for the page's plots; translated labels for its diagrams."""
+        from sphinx.ext.graphviz import graphviz
+        from sphinx.util import logging
+        logger = logging.getLogger(__name__)
+        figures = dict(notebook_figures(self.env.doc2path(self.env.docname)))
+        for node in self.document.findall(nodes.image):
+            uri = node.get("uri", "")
+            book = figures.get(Path(uri).stem)
+            if book is None or not book["text"]:     # not a plot, or no words in it
+                continue
+            wanted = [catalog.gettext(text) for text in book["text"]]
+            drawn = book.get("ja", {})
+            if drawn.get("text") != wanted:
+                why = book.get("ja_error") or [w for w, d in zip(wanted, drawn.get("text") or book["text"])
+                                               if w != d][:3]
+                logger.warning("a figure of %s was drawn with other Japanese than the catalog's "
+                               "(run the chapter again): %s", self.env.docname, why, location=node)
+                continue
+            data = base64.b64decode(drawn["png"])
+            folder = Path(self.env.srcdir, uri.lstrip("/")).parent
+            name = hashlib.sha256(data).hexdigest() + ".png"
+            (folder / name).write_bytes(data)
+            node["uri"] = str(Path(uri).with_name(name))
+        for node in self.document.findall(graphviz):
+            node["code"] = translate_dot(node["code"], catalog.gettext)
 
 
 # --- the switch between editions ------------------------------------------

@@ -4,17 +4,58 @@ alike.
 Figures are rendered as PNG (see ``use_book_style``) so that a notebook's
 stored outputs do not depend on SVG ids, and every plot is deterministic for
 nbval.
+
+Each figure is drawn in both editions from the same code.  When a notebook
+shows a figure, ``use_book_style``'s PNG formatter renders it once as drawn
+(English) and, when the page's Japanese catalog is at hand (``use_book_style(
+page="03_additive_attention")`` reads ``locales/ja/LC_MESSAGES/book/<page>.po``
+of the repository, with babel) and the CJK font is installed, once more with
+every
+word a reader reads (titles, axis labels, legend entries, annotations; not the
+tick labels, which are data) replaced by its translation.  Both travel in the
+output: the English PNG as the output's data, the English strings and the
+Japanese PNG in its metadata (``metadata["image/png"]["attention_book"]``),
+which Jupyter does not show.  The book's build extracts the strings into the
+page's catalog and shows the Japanese PNG in the Japanese edition
+(``book/_ext/editions.py``).
 """
+import base64
+import os
+import re
+from pathlib import Path
+
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.text import Text
 
 FIGSIZE = (6.0, 3.4)
+# Japanese text needs a CJK font; the same one draws the English figures, so
+# both editions look alike.  Only installed families are named (matplotlib
+# warns about every missing one); without it the English figures still draw.
+CJK_FONT = "Noto Sans CJK JP"
+# A string a reader reads: a Latin word of two letters or more outside $...$.
+_WORD = re.compile(r"[A-Za-z]{2,}")
+_MATHS = re.compile(r"\$[^$]*\$")
 
 
-def use_book_style():
-    """Fix the look of every figure and make the notebook emit PNG only."""
+_PAGE = {"name": None}
+
+
+def use_book_style(page=None):
+    """Fix the look of every figure and make the notebook emit PNG only (with
+    the Japanese rendering in its metadata when ``page``, the book page this
+    notebook is, names a catalog: see the module's docstring)."""
+    _PAGE["name"] = page
+    from matplotlib import font_manager
+    installed = {font.name for font in font_manager.fontManager.ttflist}
+    families = [f for f in (CJK_FONT, "DejaVu Sans") if f in installed]
+    others = matplotlib.rcParams["font.sans-serif"]
     matplotlib.rcParams.update({
+        # a list of families, so that a glyph missing from the first (ℝ, ᵀ, ₐ
+        # in Noto Sans CJK) falls back to the next, DejaVu Sans
+        "font.family": families or ["sans-serif"],
+        "font.sans-serif": families + [f for f in others if f not in families],
         "figure.figsize": FIGSIZE,
         "figure.dpi": 100,
         "axes.grid": True,
@@ -25,10 +66,97 @@ def use_book_style():
         "legend.frameon": False,
     })
     try:  # inside IPython: ask the inline backend for PNG, not SVG
+        from IPython import get_ipython
         from matplotlib_inline.backend_inline import set_matplotlib_formats
         set_matplotlib_formats("png")
+        shell = get_ipython()
     except Exception:  # plain Python (tests, benchmarks): nothing to configure
-        pass
+        return
+    if shell is not None:
+        formatter = shell.display_formatter.formatters["image/png"]
+        formatter.for_type(matplotlib.figure.Figure, figure_png)
+
+
+def reader_texts(figure):
+    """The Text artists of ``figure`` that carry words a reader reads: titles,
+    axis labels, legend entries, annotations.  Tick labels are data (the
+    tokens of a sentence, numbers) and stay as they are."""
+    ticks = set()
+    for ax in figure.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            ticks.update(map(id, axis.get_ticklabels(which="both")))
+    return [t for t in figure.findobj(Text)
+            if id(t) not in ticks and t.get_visible()
+            and _WORD.search(_MATHS.sub(" ", t.get_text()))]
+
+
+def _png(figure):
+    from IPython.core.pylabtools import print_figure
+    return print_figure(figure, "png")
+
+
+def figure_png(figure):
+    """The inline backend's PNG of ``figure`` and, as metadata, the strings a
+    reader reads and the figure drawn with their Japanese translations."""
+    english = _png(figure)
+    texts = reader_texts(figure)
+    strings = [t.get_text() for t in texts]
+    book = {"text": strings}
+    drawable = CJK_FONT in matplotlib.rcParams["font.sans-serif"]
+    if strings and _PAGE["name"] and drawable:
+        # The English figure is shown whatever happens here: a translation
+        # matplotlib cannot draw (bad maths) or an unreadable catalog leaves
+        # the Japanese drawing out, and the book's build names the figure.
+        try:
+            japanese = japanese_catalog(_PAGE["name"])
+            if japanese:
+                book["ja"] = _drawn_in(figure, texts, strings, japanese)
+        except Exception as error:
+            book["ja_error"] = f"{type(error).__name__}: {error}"[:500]
+    return english, {"attention_book": book}
+
+
+def _drawn_in(figure, texts, strings, translations):
+    """The figure drawn with its strings translated, then left as it was."""
+    translated = [translations.get(s, s) for s in strings]
+    try:
+        for artist, string in zip(texts, translated):
+            artist.set_text(string)
+        drawn = base64.b64encode(_png(figure)).decode("ascii")
+    finally:
+        for artist, string in zip(texts, strings):
+            artist.set_text(string)
+    return {"text": translated, "png": drawn}
+
+
+_CATALOG = {}
+
+
+def japanese_catalog(page, start=None):
+    """{English: Japanese} of the page's catalog in the book's Japanese
+    edition, ``locales/ja/LC_MESSAGES/book/<page>.po`` of the repository above
+    the working folder; empty outside the repository or without babel (a
+    learner's machine)."""
+    start = Path(start or os.getcwd()).resolve()
+    for folder in (start, *start.parents):
+        path = folder / "locales/ja/LC_MESSAGES/book" / f"{page}.po"
+        if path.is_file():
+            break
+    else:
+        return {}
+    # read again when the catalog changed (a kernel outlives an edit)
+    key = (path, path.stat().st_mtime_ns)
+    if key not in _CATALOG:
+        try:
+            from babel.messages.pofile import read_po
+        except ImportError:
+            return {}
+        with open(path, "rb") as handle:
+            table = {m.id: m.string for m in read_po(handle)
+                     if m.id and m.string and not m.fuzzy}
+        _CATALOG.clear()
+        _CATALOG[key] = table
+    return _CATALOG[key]
 
 
 def show_heatmap(weights, row_labels=None, col_labels=None, *, ax=None,
