@@ -85,7 +85,7 @@ DIMENSION_AS_LENGTH = re.compile(
 # clause: before 。 ！ ? a colon, a bracket or a line break; 〜すること。 is an order too.
 # Nouns that end the same way (正しい答え, 丸め, 全て) have no particle before them.
 ORDER = re.compile(
-    rf"(?:(?<=[をにでへ][\u4e00-\u9fff])[えけげせてねべめれ]"
+    r"(?:(?<=[をにでへ][\u4e00-\u9fff])[えけげせてねべめれ]"
     r"|(?<=[\u4e00-\u9fffえけげせてねべめれ])よ|しろ|見ろ|来い|べし"
     r"|なさい|ください|下さい|てくれ)(?=[。！!？?:：）)（(」;；\n]|\s*$)"
     r"|(?<=[うくぐすつぬぶむる])(?<!よう)(?<!そう)な(?=[。！!」\n]|\s*$)"
