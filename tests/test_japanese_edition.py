@@ -288,6 +288,7 @@ FIGURE_SYMBOLS = {
     "Add", "Norm", "Linear", "ReLU", "GELU", "BERT", "GPT", "ViT", "LSTM", "RNN", "GRU",
     "Transformer", "FlashAttention", "CMUdict", "NumPy", "dtype", "float", "Adam", "SGD", "PE",
     "pos",                                       # chapter 10's position symbol
+    "BLEU", "newstest", "Vaswani", "Bahdanau", "Luong",   # a metric, a test set, names (in Latin)
 }
 FIGURE_ENGLISH = re.compile(r"(?<![A-Za-z_\\])[A-Za-z]{2,}(?![A-Za-z_])")
 
