@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
+from xml.etree import ElementTree
 from pathlib import Path
 
 import pytest
@@ -202,6 +203,9 @@ def test_japanese_pages_show_no_english_prose(site):
     problems = [f"{page}: {text}" for page, texts in english.items() for text in texts
                 if not (page in allowed and not JAPANESE.search(text) and len(text.split()) <= 8)]
     assert problems == [], "\n".join(problems[:40])
+    # myst-nb's toggle of a hidden cell speaks the page's language (a learner's trial, issue 28)
+    assert [p.name for p in pages if "Show code cell" in p.read_text()] == []
+    assert any("コードを表示" in p.read_text() for p in pages)
 
 
 def test_the_english_pages_would_fail_that_check(site):
@@ -373,9 +377,9 @@ def test_japanese_diagrams_are_labelled_in_japanese(site):
         for image in soup.select("article img[src$='.svg'], article object[data$='.svg']"):
             source = page.parent / (image.get("src") or image.get("data"))
             diagrams += 1
-            svg = BeautifulSoup(source.read_text(), "html.parser")
+            texts = ElementTree.parse(source).getroot().iter("{http://www.w3.org/2000/svg}text")
             # italics quote an example's words (chapter 2's sentence), as in the prose
-            problems += [f"{page.name}: {text.get_text()!r}" for text in svg.select("text")
-                         if text.get("font-style") != "italic" and english_in_figure(text.get_text())]
+            problems += [f"{page.name}: {''.join(text.itertext())!r}" for text in texts
+                         if text.get("font-style") != "italic" and english_in_figure("".join(text.itertext()))]
     assert diagrams >= 11
     assert problems == [], "\n".join(problems[:30])

@@ -55,7 +55,10 @@ EDITIONS = {
            "config": {"language": "ja",
                       "html_title": "アテンション：ソフトマックスから Transformer まで",
                       "html_search_language": "ja",
-                      "bibtex_reference_style": "author_year_ja"},
+                      "bibtex_reference_style": "author_year_ja",
+                      # myst-nb's toggle of a hidden cell (the book hides inputs only)
+                      "nb_code_prompt_show": "コードを表示",
+                      "nb_code_prompt_hide": "コードを隠す"},
            "search_bar_text": "この本を検索…",
            "footer": "本文と図：{cc_by}、コード：MIT（{license}）。"},
 }
