@@ -38,6 +38,15 @@ def a_plot(page="page"):
     return figure
 
 
+def test_outside_ipython_the_style_creates_no_shell():
+    """use_book_style in plain Python (tests, benchmarks) must not start an IPython shell: the
+    inline backend's set_matplotlib_formats would, and a later test's shell would be that one."""
+    from IPython.core.interactiveshell import InteractiveShell
+    InteractiveShell.clear_instance()
+    plotting.use_book_style(page="page")
+    assert not InteractiveShell.initialized()
+
+
 def test_the_words_a_reader_reads_are_titles_labels_legends_and_annotations():
     figure = a_plot()
     assert sorted(t.get_text() for t in plotting.reader_texts(figure)) == [

@@ -195,6 +195,7 @@ def kernel():
     from traitlets.config import Config
     config = Config()
     config.HistoryManager.hist_file = ":memory:"
+    InteractiveShell.clear_instance()   # a shell another test left would ignore this config
     shell = InteractiveShell.instance(config=config)
     selfcheck._RAN_AT.clear()
     selfcheck._SAID_UNSAVED.clear()

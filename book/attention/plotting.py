@@ -67,12 +67,14 @@ def use_book_style(page=None):
     })
     try:  # inside IPython: ask the inline backend for PNG, not SVG
         from IPython import get_ipython
+        shell = get_ipython()
+    except ImportError:
+        shell = None
+    # Plain Python (tests, benchmarks): nothing to configure.  The inline
+    # backend's set_matplotlib_formats would create an IPython shell there.
+    if shell is not None:
         from matplotlib_inline.backend_inline import set_matplotlib_formats
         set_matplotlib_formats("png")
-        shell = get_ipython()
-    except Exception:  # plain Python (tests, benchmarks): nothing to configure
-        return
-    if shell is not None:
         formatter = shell.display_formatter.formatters["image/png"]
         formatter.for_type(matplotlib.figure.Figure, figure_png)
 
