@@ -46,6 +46,10 @@ TERM_ON_PURPOSE = "Term on purpose"
 README = Path(__file__).resolve().parents[1] / "locales" / "ja" / "README.md"
 
 # Not prose: kept character for character.  Order matters (display maths first).
+# A tag of a diagram's label (Graphviz's HTML-like labels).  Such a label is XML to
+# Graphviz: a bare & or < in its translation breaks it.
+GRAPHVIZ_TAG = re.compile(r"</?(?i:SUB|SUP|I|B|U|O|S|BR|FONT)\b[^<>]*>")
+BARE_MARKUP = re.compile(r"&(?!\w+;|#\d+;)|<")
 TOKENS = re.compile(
     r"\$\$.+?\$\$"                       # display maths
     r"|(?<![\\$])\$[^$\n]+?\$"           # inline maths
@@ -53,7 +57,7 @@ TOKENS = re.compile(
     r"|``[^`]+``|`[^`\n]+`"              # inline code
     r"|\]\([^)\s]+\)"                    # a link's target
     r"|<https?://[^>]+>"                 # an autolink
-    r"|</?(?i:SUB|SUP|I|B|U|O|S|BR|FONT)\b[^<>]*>",   # a tag of a diagram's label (Graphviz)
+    rf"|{GRAPHVIZ_TAG.pattern}",         # a diagram label's tag
     re.S)
 KANA_KANJI = "\u3040-\u30ff\u3400-\u9fff"
 KANA_OR_KANJI = re.compile(f"[{KANA_KANJI}]")                  # Japanese words
@@ -90,10 +94,6 @@ ORDER = re.compile(
     r"|なさい|ください|下さい|てくれ)(?=[。！!？?:：）)（(」;；\n]|\s*$)"
     r"|(?<=[うくぐすつぬぶむる])(?<!よう)(?<!そう)な(?=[。！!」\n]|\s*$)"
     r"|(?<!同じ)こと(?=[。]|\s*$)")
-# A diagram's HTML-like label (a message with Graphviz tags) is XML to Graphviz: a bare &
-# or < breaks it.
-GRAPHVIZ_TAG = re.compile(r"</?(?i:SUB|SUP|I|B|U|O|S|BR|FONT)\b[^<>]*>")
-BARE_MARKUP = re.compile(r"&(?!\w+;|#\d+;)|<")
 # Counting: 一つ … 九つ in kanji (the style guide), never a digit before つ.
 DIGIT_TSU = re.compile(r"(?<![0-9０-９])[1-9１-９]\s?つ(?![ぁ-ん])")
 # Words of the terms table that are parts of other, correct words.

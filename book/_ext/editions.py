@@ -99,6 +99,7 @@ DOT_HTML_LABEL = re.compile(r"(?:x|head|tail)?label\s*=\s*<")
 HTML_TAG = re.compile(r"(<[^<>]*>)")
 HTML_BLOCK_TAG = re.compile(r"(<\s*/?\s*(?:BR|TD|TR|TABLE)\b[^<>]*>)", re.I)
 ITALIC = re.compile(r"<I>.*?</I>", re.I | re.S)
+DOT_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/|^\s*#[^\n]*", re.S | re.M)
 
 
 def _worth_translating(text):
@@ -106,8 +107,6 @@ def _worth_translating(text):
     plain = re.sub(r"&\w+;|<[^<>]*>", " ", re.sub(r"\$[^$]*\$", " ", text))
     return bool(FIGURE_WORD.search(plain))
 
-
-DOT_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/|^\s*#[^\n]*", re.S | re.M)
 
 
 def _without_comments(code):
@@ -197,8 +196,8 @@ def notebook_figures(path):
 def figure_messages(env, docname, doctree):
     """The strings inside a page's figures: its plots' and its diagrams'."""
     from sphinx.ext.graphviz import graphviz
-    messages = [text for _, book in notebook_figures(env.doc2path(docname))
-                for text in book["text"] if _worth_translating(text)]
+    # a plot's strings are the ones plotting.reader_texts kept: each holds a word
+    messages = [text for _, book in notebook_figures(env.doc2path(docname)) for text in book["text"]]
     for node in doctree.findall(graphviz):
         messages += dot_label_lines(node["code"])
     return messages

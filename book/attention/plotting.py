@@ -7,17 +7,16 @@ nbval.
 
 Each figure is drawn in both editions from the same code.  When a notebook
 shows a figure, ``use_book_style``'s PNG formatter renders it once as drawn
-(English) and, when the page's Japanese catalog is at hand (``use_book_style(
-page="03_additive_attention")`` reads ``locales/ja/LC_MESSAGES/book/<page>.po``
-of the repository, with babel) and the CJK font is installed, once more with
-every
-word a reader reads (titles, axis labels, legend entries, annotations; not the
-tick labels, which are data) replaced by its translation.  Both travel in the
-output: the English PNG as the output's data, the English strings and the
-Japanese PNG in its metadata (``metadata["image/png"]["attention_book"]``),
-which Jupyter does not show.  The book's build extracts the strings into the
-page's catalog and shows the Japanese PNG in the Japanese edition
-(``book/_ext/editions.py``).
+(English) and, when the page's Japanese catalog is at hand and the CJK font
+is installed, once more with every word a reader reads (titles, axis labels,
+legend entries, annotations; not the tick labels, which are data) replaced
+by its translation.  ``use_book_style(page="03_additive_attention")`` names
+the catalog: ``locales/ja/LC_MESSAGES/book/<page>.po`` of the repository,
+read with babel.  Both drawings travel in the output: the English PNG as its
+data, the English strings and the Japanese PNG in its metadata
+(``metadata["image/png"]["attention_book"]``), which Jupyter does not show.
+The book's build extracts the strings into the page's catalog and shows the
+Japanese PNG in the Japanese edition (``book/_ext/editions.py``).
 """
 import base64
 import os
