@@ -3,9 +3,13 @@
   python -m autograder check NOTEBOOK [--hint] [--json] [--model-answers] [--reference] [--lang ja]   the self-check
   python -m autograder progress [FOLDER] [--lang ja]   the learner's last self-check of each exercise
   python -m autograder grade ASSIGNMENT          the instructor's class run, in parallel
-  python -m autograder report ASSIGNMENT [--lang ja]   how many students made each catalogued mistake
+  python -m autograder report ASSIGNMENT [--lang ja]   the class report: mistakes, scores per test, errors, late and missing
   python -m autograder collect ASSIGNMENT [ZIP]  import an LMS's zip (Canvas or Moodle) into autograder/submitted/
   python -m autograder move-gradebook --from URL [--to URL]   carry every grade over to another gradebook
+  python -m autograder roster import FILE        the class list an LMS exports (Canvas or Moodle)
+  python -m autograder export ASSIGNMENT --to canvas|moodle FILE      grades, as the LMS's gradebook imports them
+  python -m autograder release_feedback ASSIGNMENT --to canvas|moodle ZIP   feedback, as the LMS uploads it
+  python -m autograder similarity ASSIGNMENT     pairs of submissions whose solution cells are alike
 
 Exit status: 0 when the work was done (whatever the scores), non-zero with a
 one-line reason on stderr when it could not be.  The self-check's language:
@@ -63,7 +67,7 @@ def _parser():
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
     grade.add_argument("--shard", help="K/N: grade only the K-th of N equal shares of the students "
                                        "(several machines sharing one PostgreSQL gradebook)")
-    report = commands.add_parser("report", help="the class misconception report (Markdown and a bar chart)")
+    report = commands.add_parser("report", help="the class report: catalogued mistakes, scores per test, errors by cause, late and missing submissions (Markdown, CSV, charts)")
     report.add_argument("assignment", help="e.g. 01_softmax")
     report.add_argument("--course-root", help="course folder (default: the repository)")
     report.add_argument("--lang", help="the report's language, en or ja (default: the locale environment, else en)")
@@ -83,7 +87,16 @@ def _parser():
     move.add_argument("--to", dest="to_url", help="the gradebook URL to copy them into (default: the one the "
                                                   "course's commands use: $ATTENTION_GRADEBOOK_URL, else its SQLite file)")
     move.add_argument("--course-root", help="course folder, which must exist (default: the repository)")
+    for module in _term_modules():   # each adds its own subcommands
+        module.add_parsers(commands)
     return parser
+
+
+def _term_modules():
+    """The modules of the instructor's term (roster, the way back to the LMS, similarity): each has
+    ``add_parsers(commands)`` and ``main(args) -> exit status``, and names its commands in ``COMMANDS``."""
+    from . import lms, roster, similarity
+    return (roster, lms, similarity)
 
 
 def _exit(message):
@@ -150,7 +163,7 @@ def _grade_class(args):
     except Exception as error:
         _exit(_without_password(f"autograder: could not grade {args.assignment}: {type(error).__name__}: {error}",
                                 args))
-    classrun.print_summary(args.assignment, outcomes)
+    classrun.print_summary(args.assignment, outcomes, course=course.from_config(config))
     return 0
 
 
@@ -196,6 +209,9 @@ def _print(text, end="\n"):
 def main(argv=None):
     if hasattr(signal, "SIGPIPE"):  # `... | head` ends the output quietly, without a traceback
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    # nbgrader creates a new gradebook by running the `alembic` command: the one beside this Python
+    # (its environment's, as if activated), so `.venv/bin/python -m autograder ...` works unactivated.
+    os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
     args = _parser().parse_args(argv)
     if args.command == "grade":
         return _grade_class(args)
@@ -207,6 +223,14 @@ def main(argv=None):
         return _move_gradebook(args)
     if args.command == "progress":
         return _progress(args)
+    for module in _term_modules():
+        if args.command in getattr(module, "COMMANDS", ()):
+            try:
+                return module.main(args)
+            except NotebookError as error:
+                _exit(f"autograder: {error}")
+            except Exception as error:   # never a traceback for the instructor either
+                _exit(f"autograder: {args.command}: {type(error).__name__}: {error}".splitlines()[0])
     language = _language(args)   # --lang (checked here), else the environment: until the notebook is read
     requested = language if args.lang else None
     if os.name != "posix":   # the worker's limits are POSIX ones (resource, setsid, select on pipes)

@@ -35,7 +35,7 @@ import warnings
 from pathlib import Path
 
 from . import course as courses
-from . import course_secret, gradebooks, notebooks, safe
+from . import course_secret, gradebooks, late, notebooks, safe
 from .results import Kind
 
 
@@ -595,6 +595,7 @@ def grade_class(assignment, *, jobs=None, force=False, students=None, shard=None
     check_released(course, exercise)         # before the gradebook records the source as released
     ensure_assignment(course, config, exercise, out=out)
     gradebooks.remember(course, course.gradebook_url)   # the gradebook this course's grades are in from now on
+    late.refresh(course, config, assignment, out=out)   # extensions.csv, late policy, manual grades since
     outcomes, tasks = plan(course, exercise, folders, config=config, force=force)
     if outcomes:
         print(f"resuming: {len(outcomes)} submission(s) already graded in {safe.url_without_password(course.gradebook_url)}, "
@@ -708,15 +709,22 @@ def _read_journal(path):
     return done
 
 
-def print_summary(assignment, outcomes, out=sys.stdout):
+def print_summary(assignment, outcomes, out=sys.stdout, course=None):
     """Every student's score, sorted by student, with the points of written answers that await grading by
-    hand, and the reason beside each submission that needs a look."""
+    hand, and the reason beside each submission that needs a look.  With the ``course``, a student of its
+    roster is shown by her name, "Zoë Martin (canvas-12345)" (``roster.label``)."""
+    from . import roster
     graded = sum(o.graded for o in outcomes)
     print(f"{assignment}: {graded} of {len(outcomes)} submissions graded", file=out)
     if not outcomes:
         return
+    try:
+        people = roster.by_student(course) if course is not None else {}
+    except roster.NotebookError:   # a damaged roster: the scores all the same, by id
+        people = {}
     # Student ids and reasons quote the submission: quoted and cleaned, they cannot forge a line.
-    names = {o.student: safe.quoted(o.student) for o in outcomes}
+    names = {o.student: roster.label(course, o.student, people) if o.student in people else safe.quoted(o.student)
+             for o in outcomes}
     scores = {o.student: f"{o.score:g}/{o.max_score:g}" + (f" (+{o.by_hand:g} by hand)" if o.by_hand else "")
               for o in outcomes}
     width, score_width = max(map(len, names.values())), max(map(len, scores.values()))

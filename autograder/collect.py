@@ -16,16 +16,34 @@ What ``nbgrader zip_collect`` does, without losing anyone (issues 19 and 24):
     ``-<n>`` (a resubmission) keeps the highest ``n``.  The name and the file name are
     the learner's, and may themselves hold ``_<digits>_<digits>_``: an entry whose name
     reads as more than one user id is skipped, never given to anyone;
-  - Moodle, a folder per participant: ``<Full Name>_<participant id>_assignsubmission_file[_]/<file>.ipynb``;
-    the student id is ``moodle-<participant id>``.  Moodle numbers the participants of
-    each assignment apart (its blind-marking ids), so a person's id differs between
-    assignments, never between exports or resubmissions of one;
+  - Moodle (``mod/assign/classes/downloader.php``), a folder per participant,
+    ``<Full Name>_<participant id>_assignsubmission_file/<file>.ipynb`` (``..._file_/`` before
+    Moodle 4.0, ``<group>-<Full Name>_...`` in group mode before 4.0), ``Participant_<participant
+    id>_...`` under blind marking, or the flat layout ("Download submissions in folders" off):
+    ``<Full Name>_<participant id>_assignsubmission_file_<file>.ipynb`` at the top.  Moodle writes
+    every "_" of the name as a space, so the first "_" ends the name.  The student id is
+    ``moodle-<participant id>``: Moodle numbers the participants of each assignment apart (its
+    blind-marking ids), so a person's id differs between assignments, never between exports
+    or resubmissions of one.  A top-level name that reads both ways takes its archive's layout.
+    Online-text submissions (``..._assignsubmission_onlinetext/onlinetext.html``) are no
+    notebook: one line names their students as not graded;
 
   ids are made of ``[a-z0-9-]`` only.  The name the LMS wrote becomes the student's
   ``last_name`` in the gradebook (formgrader shows it, ``nbgrader export`` writes it):
   renaming oneself changes that name and nothing else, and two people with one name
   are two students.  One id given to two names in one archive (which no LMS writes)
   is an error that names both, and neither is collected;
+* **the roster** (``autograder/roster.py``), when the course has one: each submitter becomes
+  the roster's student, Canvas's by the user id, Moodle's by the participant number the roster
+  holds for the assignment (its grading worksheet); never by a name, which the learner may
+  edit in the LMS.  A submitter it cannot map keeps the archive's id and is named on one line
+  with why; two submitters that would be one student both keep theirs.  One mapped whose name
+  in the zip is not the roster's is named on a line (a learner renamed, or a worksheet of
+  another assignment).  Canvas's Test Student, left out of the roster, is skipped.  The roster's
+  students without a notebook are listed; every student listed is shown by the roster's name
+  (``roster.label``), and the gradebook gets the roster's names and emails;
+* **where each file came from**, for the way back to the LMS: ``autograder/collected/
+  <assignment>.json`` (``origins``): the LMS, Moodle's folder, each entry's name in the zip;
 * **bounded**: an archive's directory, each notebook (its declared size, and the bytes
   it inflates to, streamed to disk in chunks), a student's number of notebooks and
   the run's total; a zip bomb costs neither memory nor disk;
@@ -54,6 +72,7 @@ Entries are read from the archive one by one (never extracted), so a link or a
 import contextlib
 import dataclasses
 import datetime
+import json
 import os
 import re
 import secrets
@@ -67,7 +86,7 @@ import zipfile
 import zlib
 from pathlib import Path, PurePosixPath
 
-from . import safe
+from . import roster, safe
 from .course import DOWNLOADED
 from .notebooks import NotebookError
 
@@ -84,13 +103,24 @@ CHUNK_BYTES = 256 << 10             # what one read of an entry may hold in memo
 # Canvas writes "LATE" (older versions lower-cased the whole name: "late").
 _CANVAS_IDS = re.compile(r"(?=_(?P<late>(?i:late)_)?(?P<user>[0-9]{1,20})_(?P<attachment>[0-9]{1,20})_)")
 _CANVAS_FILE = re.compile(r"(?P<file>[^/]+?)(?:-(?P<resubmission>[0-9]{1,9}))?\.ipynb")
+# Moodle's prefix: "<Full name>_<participant>" (mod/assign/classes/downloader.php, get_student_prefix), the
+# name with every "_" written " " and clean_filename's characters removed, so the first "_" ends it; then
+# "_<plugin subtype>_<plugin>" and either a folder (Moodle >= 3.1 writes "..._file/", earlier "..._file_/")
+# or, with "Download submissions in folders" off, "_<file>" in one flat list.
+_MOODLE_PREFIX = r"(?P<student>[^/_]*)_(?P<user>[0-9]{1,20})_assignsubmission_(?P<plugin>file|onlinetext)"
+MOODLE = re.compile(_MOODLE_PREFIX + r"_?/(?P<path>[^/]+)")
+MOODLE_FLAT = re.compile(_MOODLE_PREFIX + r"_(?P<path>[^/]+)")
 # Moodle names a file uploaded again beside the first "<name> (1).ipynb" (file_storage::get_unused_filename).
-MOODLE = re.compile(r"^(?P<student>[^/]+)_(?P<user>[0-9]{1,20})_assignsubmission_file_?/"
-                    r"(?P<file>[^/]+?)(?: \((?P<resubmission>[0-9]{1,9})\))?\.ipynb$")
-STUDENT_ID = re.compile(r"(?:canvas|moodle)-[0-9]{1,20}")   # what _submission makes of the LMS's user id
+_MOODLE_FILE = re.compile(r"(?P<file>[^/]+?)(?: \((?P<resubmission>[0-9]{1,9})\))?\.ipynb")
+# What blind marking writes for the name ("Participant", after a group's "<group>-" in Moodle < 4.0).
+BLIND = re.compile(r"(?:.*-)?Participant")
+ONLINE_TEXT = "an online-text submission (not a notebook: not graded)"
+# The ids a collect gives: _submission's from the LMS's numbers, or the roster's (``roster.moodle_id``).
+STUDENT_ID = re.compile(r"canvas-[0-9]{1,20}|moodle-[a-z0-9](?:[a-z0-9-]{0,118}[a-z0-9])?")
 _UNICODE_PATH = 0x7075            # Info-ZIP's "Unicode Path" extra field
 _UTF8_FLAG = 0x800                # general purpose bit 11: the name is UTF-8
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f %Z"   # nbgrader's Exchange.timestamp_format
+COLLECTED = "autograder/collected"   # <assignment>.json: where each student's files came from (``origins``)
 
 
 def entry_name(info):
@@ -127,6 +157,8 @@ class Submission:
     display: str = ""            # the student's name as the LMS wrote it (the learner may edit it)
     layout: str = "canvas"
     opened: zipfile.ZipFile = dataclasses.field(default=None, repr=False)   # the archive, read once
+    folder: str = ""             # Moodle's folder of the participant, as in the archive ("": Canvas, flat)
+    fallback: str = ""           # the id from the archive alone, when the roster gave another (``map_to_roster``)
 
     @property
     def timestamp(self):
@@ -163,12 +195,23 @@ def _canvas(name):
 
 
 def _moodle(name):
-    """The reading of an entry in Moodle's layout (a dict), or None."""
-    match = MOODLE.match(name)
-    if match is None:
+    """The reading of an entry in Moodle's layout, a folder per participant or flat (a dict), or None.
+    An online-text entry reads with ``plugin`` "onlinetext" and no ``file``."""
+    match = MOODLE.fullmatch(name) or ("/" not in name and MOODLE_FLAT.fullmatch(name))
+    if not match:
         return None
-    return {"display": match["student"], "late": False, "user": match["user"], "file": match["file"],
-            "resubmission": int(match["resubmission"] or 0)}
+    reading = {"display": match["student"], "late": False, "user": match["user"], "plugin": match["plugin"],
+               "folder": name.split("/", 1)[0] if "/" in name else "", "file": None, "resubmission": 0}
+    file = _MOODLE_FILE.fullmatch(match["path"])
+    if match["plugin"] == "file" and file:
+        reading.update(file=file["file"], resubmission=int(file["resubmission"] or 0))
+    return reading
+
+
+def moodle_entry(name):
+    """(full name as Moodle wrote it, participant number, plugin) of an entry in Moodle's layout, or None."""
+    reading = _moodle(name)
+    return reading and (reading["display"], reading["user"], reading["plugin"])
 
 
 def _open_archive(path, stack):
@@ -182,13 +225,15 @@ def _open_archive(path, stack):
     return stack.enter_context(zipfile.ZipFile(handle))
 
 
-def _refusal(info, name):
+def _refusal(info, name, reading=None):
     """Why the entry ``name`` is no submission (a path out, a link, not a notebook ...), or None."""
     path = PurePosixPath(name)
     if path.is_absolute() or ".." in path.parts:
         return "a path that leaves the archive"
     if stat.S_ISLNK(info.external_attr >> 16):
         return "a symbolic link"
+    if reading and reading.get("plugin") == "onlinetext":
+        return ONLINE_TEXT
     if not name.endswith(".ipynb"):
         return "not a notebook"
     if info.flag_bits & 0x1:
@@ -198,9 +243,25 @@ def _refusal(info, name):
     return None
 
 
+def _readings(name):
+    """({layout: reading}, Canvas user ids) of an entry's name: a folder entry reads as Moodle's or as
+    nothing; a top-level one as Canvas's (when it holds "_<digits>_<digits>_"), Moodle's flat layout, or both."""
+    readings, users = {}, set()
+    moodle = _moodle(name)
+    if moodle:
+        readings["moodle"] = moodle
+    if "/" not in name:
+        canvas, users = _canvas(name)
+        if users:
+            readings["canvas"] = canvas
+    return readings, users
+
+
 def read_archives(archives, stack=None):
     """(submissions, skipped): every notebook the archives hold for a student, and [(file, why)].
-    Each submission's ``opened`` archive stays open until ``stack`` closes (without one: on return)."""
+    Each submission's ``opened`` archive stays open until ``stack`` closes (without one: on return).
+    A top-level name that reads both as Canvas's and as Moodle's flat layout (a learner's name or file
+    name can make it) takes the layout of the archive's other entries, when they all read as one."""
     found, skipped = [], []
     with contextlib.ExitStack() as own:
         for archive in map(Path, archives):
@@ -209,30 +270,35 @@ def read_archives(archives, stack=None):
             except Exception as error:   # not a zip, unreadable, a directory too large: this archive's line
                 skipped.append((archive.name, f"not a readable zip ({type(error).__name__}: {error})"))
                 continue
-            for info in opened.infolist():
-                if info.is_dir():
-                    continue
-                submission, why = _submission(archive, opened, info)
+            entries = [(info, entry_name(info)) for info in opened.infolist() if not info.is_dir()]
+            entries = [(info, name, *_readings(name)) for info, name in entries]
+            sure = {layout for _, _, readings, _ in entries if len(readings) == 1 for layout in readings}
+            for info, name, readings, users in entries:
+                layout = next(iter(readings), None)
+                if len(readings) > 1:
+                    if len(sure) != 1:
+                        skipped.append((name, "a name that reads both as a Canvas and as a Moodle submission: whose "
+                                              "it is cannot be told"))
+                        continue
+                    layout = next(iter(sure))
+                submission, why = _submission(archive, opened, info, name, layout, readings.get(layout),
+                                              users if layout == "canvas" else set())
                 if submission:
                     found.append(submission)
                 else:
-                    skipped.append((entry_name(info), why))
+                    skipped.append((name, why))
     return found, skipped
 
 
-def _submission(archive, opened, info):
+def _submission(archive, opened, info, name, layout, reading, users):
     """(the Submission an entry is, None) or (None, why it is none)."""
-    name = entry_name(info)
-    why = _refusal(info, name)
+    why = _refusal(info, name, reading if layout == "moodle" else None)
     if why:
         return None, why
-    layout, reading, users = "moodle", _moodle(name), set()
-    if "/" not in name:
-        layout, (reading, users) = "canvas", _canvas(name)
     if len(users) > 1:   # the learner's name or file name holds a second "_<id>_<id>_"
         ids = ", ".join("canvas-" + user for user in sorted(users)[:5]) + (", ..." if len(users) > 5 else "")
         return None, f"a name that reads as {len(users)} Canvas users ({ids}): whose it is cannot be told"
-    if reading is None:
+    if reading is None or reading["file"] is None:
         return None, "a name neither the Canvas nor the Moodle layout explains"
     file = unicodedata.normalize("NFC", reading["file"]) + ".ipynb"
     if not _safe(file):
@@ -240,7 +306,8 @@ def _submission(archive, opened, info):
     if len(file.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
         return None, f"a file name longer than {MAX_NAME_BYTES} bytes"
     return Submission(f"{layout}-{reading['user']}", file, archive, info, reading["late"], reading["resubmission"],
-                      reading["user"], name, _display_name(reading["display"]), layout, opened), None
+                      reading["user"], name, _display_name(reading["display"]), layout, opened,
+                      reading.get("folder", "")), None
 
 
 def clashes(found):
@@ -349,18 +416,28 @@ def _write_student(course, assignment, student, files):
     return [s for _, s in parts], refused
 
 
-def _record_names(course, names):
-    """Give each student the name the LMS wrote, as ``last_name`` in the gradebook (formgrader shows
-    it, ``nbgrader export`` writes it); return None, or why it could not be done."""
+def _record_names(course, names, entries=None):
+    """Give each student her name in the gradebook (formgrader shows it, ``nbgrader export`` writes it):
+    the roster's first name, last name and email for a student of ``entries`` ({student: roster.Entry}),
+    else the name the LMS wrote, as ``last_name``; return None, or why it could not be done."""
     from nbgrader.api import Gradebook
 
     from .gradebooks import scrub
+    entries = entries or {}
     try:
         with warnings.catch_warnings():   # nbgrader 0.9 on SQLAlchemy 2 warns about its own autoflush
             warnings.simplefilter("ignore")
             with Gradebook(course.gradebook_url) as gradebook:
                 for student, name in sorted(names.items()):
-                    gradebook.update_or_create_student(student, last_name=name, first_name="")
+                    entry = entries.get(student)
+                    if entry is None:
+                        gradebook.update_or_create_student(student, last_name=name, first_name="")
+                        continue
+                    first, last = (entry.first_name, entry.last_name) if entry.first_name or entry.last_name \
+                        else ("", entry.display)
+                    gradebook.update_or_create_student(student, first_name=first[:MAX_DISPLAY_NAME],
+                                                       last_name=last[:MAX_DISPLAY_NAME],
+                                                       email=(entry.email or None) and entry.email[:MAX_DISPLAY_NAME])
     except Exception as error:
         return f"{type(error).__name__}: {scrub(error, course.gradebook_url)}"
     return None
@@ -399,6 +476,121 @@ def clash_error(clashing):
                     for student, entries in sorted(clashing.items())))
 
 
+def match(entries, assignment, layout, user, displays):
+    """(the roster entry, how: "id" or "participant") of a submitter, or (None, why not): Canvas's by
+    its user id; Moodle's by the participant number the roster holds for the assignment (from its
+    grading worksheet).  Never by a name: a name is the learner's to edit in the LMS, so a learner
+    renamed like a classmate would be given the classmate's id."""
+    if layout == "canvas":
+        entry = next((e for e in entries if e.student == f"canvas-{user}"), None)
+        return (entry, "id") if entry else (None, "no student of the roster has this Canvas id")
+    hits = [e for e in entries if e.participants.get(assignment) == user]
+    if len(hits) == 1:
+        return hits[0], "participant"
+    if hits:
+        return None, f"{len(hits)} students of the roster hold participant number {user}"
+    return None, (f"the roster holds no participant number {user} of {assignment}: import the assignment's "
+                  f"grading worksheet (python -m autograder roster import FILE --assignment {assignment})")
+
+
+def renamed(entry, displays):
+    """Whether none of the names the zip gives (``displays``) is the roster's name of ``entry`` (either
+    order): a learner who renamed herself, or a worksheet of another assignment.  Never for blind marking."""
+    shown = set()
+    for display in displays:
+        if not BLIND.fullmatch(display):   # Moodle 3.x in group mode wrote "<group>-<Full name>"
+            parts = display.split("-")
+            shown |= {roster.name_key("-".join(parts[start:])) for start in range(len(parts))}
+    return bool(shown) and not shown & roster.name_keys(entry)
+
+
+def map_to_roster(entries, assignment, chosen):
+    """Give every submission of ``chosen`` its roster student's id (``match``); return ({id from the
+    archive: why} of the submitters left under the id the archive gives, {roster id: the zip's name}
+    of those mapped whose name in the zip is not the roster's: ``renamed``).  Two submitters that
+    would be one roster student are both left."""
+    if not entries:
+        return {}, {}
+    groups = {}
+    for submission in chosen:
+        groups.setdefault(submission.student, []).append(submission)
+    found, unmapped = {}, {}
+    for fallback, files in groups.items():
+        entry, how = match(entries, assignment, files[0].layout, files[0].user, {f.display for f in files})
+        if entry is None:
+            unmapped[fallback] = how
+        else:
+            found[fallback] = entry
+    claims = {}
+    for fallback, entry in found.items():
+        claims.setdefault(entry.student, []).append(fallback)
+    for student, claimants in claims.items():
+        if len(claimants) > 1:
+            for fallback in claimants:
+                unmapped[fallback] = f"{student} is also {', '.join(f for f in claimants if f != fallback)}"
+                del found[fallback]
+    names = {}
+    for fallback, entry in found.items():
+        displays = {f.display for f in groups[fallback]}
+        if renamed(entry, displays):
+            names[entry.student] = sorted(displays)[0]
+    for submission in chosen:
+        if submission.student in found:
+            submission.fallback = submission.student
+            submission.student = found[submission.student].student
+    return unmapped, names
+
+
+def apply_roster(course, entries, assignment, chosen, skipped):
+    """What the roster changes in a collect (``collect`` and nbgrader zip_collect's extractor alike):
+    Canvas's Test Student, whom the roster left out, is skipped (appended to ``skipped``); everyone
+    else gets her roster id (``map_to_roster``).  Returns (the submissions kept, unmapped, renamed)."""
+    test_students = roster.left_out(course)
+    kept = []
+    for submission in chosen:
+        if submission.layout == "canvas" and submission.user in test_students:
+            skipped.append((submission.name, "Canvas's Test Student (left out of the roster)"))
+        else:
+            kept.append(submission)
+    unmapped, renamed_names = map_to_roster(entries, assignment, kept)
+    return kept, unmapped, renamed_names
+
+
+def origins(course, assignment):
+    """{student: where her submission came from} as the last collects of ``assignment`` wrote it
+    (``COLLECTED``/<assignment>.json): ``lms``, ``folder`` (Moodle's folder of the participant exactly
+    as in the zip, "" for Canvas and Moodle's flat layout), ``files`` (each entry's full name in the
+    zip), ``display`` (the name the LMS wrote), ``late`` (Canvas's marker), ``participant`` (the LMS's
+    number in the names: Canvas's user id, Moodle's participant number).  Empty when nothing is recorded."""
+    file = course.root / COLLECTED / f"{assignment}.json"
+    if not file.is_file():
+        return {}
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as error:
+        raise NotebookError(f"{file} cannot be read ({type(error).__name__}: {error}): collect "
+                            f"{assignment} again") from None
+    return data if isinstance(data, dict) else {}
+
+
+def _record_origins(course, assignment, collected):
+    """Add this run's students to ``origins`` (each replaced whole: the LMS's latest export)."""
+    recorded = origins(course, assignment)
+    for student, files in collected.items():   # a submitter now under her roster id is no longer the zip's id
+        if files[0].fallback not in ("", student):
+            recorded.pop(files[0].fallback, None)
+    for student, files in collected.items():
+        newest = max(files, key=lambda f: f.timestamp)
+        recorded[student] = {"lms": newest.layout, "folder": newest.folder, "files": sorted(f.name for f in files),
+                             "display": newest.display, "late": any(f.late for f in files),
+                             "participant": newest.user}
+    file = course.root / COLLECTED / f"{assignment}.json"
+    file.parent.mkdir(parents=True, exist_ok=True)
+    part = file.with_name(f".{file.name}.part")
+    part.write_text(json.dumps(recorded, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(part, file)
+
+
 def collect(course, assignment, archives=None, out=None):
     """Import the archives (default: every zip in autograder/downloaded/ASSIGNMENT/archive/) into
     autograder/submitted/; return (submissions, skipped).  NotebookError when nothing was collected,
@@ -413,9 +605,11 @@ def collect(course, assignment, archives=None, out=None):
     missing = [safe.quoted(str(a)) for a in archives if not a.is_file()]
     if missing:
         raise NotebookError(f"no such file: {', '.join(missing)}")
+    entries = roster.load(course)                    # a damaged roster stops here, before anything is written
     collected = {}
     with contextlib.ExitStack() as stack:   # each archive open from its first check to its last entry read
         chosen, clashing, skipped = choose(archives, assignment, exercise.notebook, stack)
+        chosen, unmapped, renamed_names = apply_roster(course, entries, assignment, chosen, skipped)
         students = {}
         for submission in chosen:
             students.setdefault(submission.student, []).append(submission)
@@ -429,7 +623,7 @@ def collect(course, assignment, archives=None, out=None):
             skipped.extend(refused)
             if written:
                 collected[student] = written
-    _report(course, exercise, collected, skipped, out)
+    _report(course, exercise, collected, skipped, out, entries, unmapped, renamed_names)
     if clashing:
         raise clash_error(clashing)
     return [s for files in collected.values() for s in files], skipped
@@ -448,27 +642,78 @@ def legacy_folders(course, assignment, collected):
             + ", ".join(f"{safe.quoted(old)} (now {new})" for old, new in legacy))
 
 
-def _report(course, exercise, collected, skipped, out):
-    """Print what was collected and skipped, every name quoted; record the students' names."""
+def _online_text(entries, assignment, skipped):
+    """{student: label} of the online-text submissions among ``skipped`` (mapped to the roster as notebooks are)."""
+    found = {}
+    for name, why in skipped:
+        reading = _moodle(name) if why == ONLINE_TEXT else None
+        if reading:
+            found.setdefault(reading["user"], set()).add(_display_name(reading["display"]))
+    students = {}
+    for user, displays in found.items():
+        entry, _ = match(entries, assignment, "moodle", user, displays) if entries else (None, None)
+        students[entry.student if entry else f"moodle-{user}"] = safe.quoted(sorted(displays)[0])
+    return students
+
+
+def _report(course, exercise, collected, skipped, out, entries=(), unmapped=None, renamed_names=None):
+    """Print what was collected and skipped, every name quoted and every student of the roster by
+    her name (``roster.label``); record the students' names and where their files came from."""
     assignment = exercise.assignment
+    people = {e.student: e for e in entries}
+
+    def label(student):
+        return roster.label(course, student, people)
+
     late = sorted(s for s, files in collected.items() if any(f.late for f in files))
-    extra = sorted(f"{s}/{safe.quoted(f.file)}" for s, files in collected.items() for f in files
+    extra = sorted(f"{label(s)}/{safe.quoted(f.file)}" for s, files in collected.items() for f in files
                    if f.file != exercise.notebook)
     _print(out, f"collected {len(collected)} submission(s) of {assignment} into {course.submitted}/"
-                + (f"; marked late by the LMS: {', '.join(late)}" if late else ""))
+                + (f"; marked late by the LMS: {', '.join(map(label, late))}" if late else ""))
     if extra:
         _print(out, f"notebooks not named {exercise.notebook} (reported by grade): {', '.join(extra)}")
-    if skipped:
-        _print(out, f"skipped {len(skipped)} file(s):")
-        for name, why in skipped:
+    online = _online_text(entries, assignment, skipped)
+    listed = [(name, why) for name, why in skipped if why != ONLINE_TEXT]
+    if listed:
+        _print(out, f"skipped {len(listed)} file(s):")
+        for name, why in listed:
             _print(out, f"  {safe.quoted(name)} ({why})")
+    if online:
+        _print(out, "online-text submissions, not notebooks, not graded (grade them in Moodle): "
+                    + ", ".join(label(s) if s in people else f"{shown} ({s})" for s, shown in sorted(online.items())))
+    if unmapped:
+        shown = {s: files[0].display for s, files in collected.items()}
+        _print(out, "could not map to the roster: " + "; ".join(
+            f"{safe.quoted(shown.get(s, s))} ({s}: {why})" for s, why in sorted(unmapped.items())))
+    if renamed_names:
+        _print(out, "named otherwise in the zip than in the roster (a learner renamed, or the worksheet of "
+                    "another assignment? check before grading): " + "; ".join(
+                        f"{label(s)} is {safe.quoted(name)} in the zip" for s, name in sorted(renamed_names.items())))
+    if entries:
+        nothing = [e.student for e in entries if e.student not in online and not any(
+            (course.submitted / e.student / assignment).glob("*.ipynb"))]
+        if nothing:
+            _print(out, f"submitted nothing for {assignment} ({len(nothing)} of {len(entries)} in the roster"
+                        + ("; or among those not mapped above" if unmapped else "") + "): "
+                        + ", ".join(map(label, nothing)))
     # the display name of each student: the newest file's (a learner renamed between two exports)
     names = {s: max(files, key=lambda f: f.timestamp).display for s, files in collected.items()}
     legacy = legacy_folders(course, assignment, collected)
     if legacy:
         _print(out, legacy)
-    failed = _record_names(course, names) if names else None
+    before = sorted({(files[0].fallback, s) for s, files in collected.items()
+                     if files[0].fallback not in ("", s) and (course.submitted / files[0].fallback / assignment).is_dir()})
+    if before:
+        _print(out, "autograder/submitted/ also holds folders under the ids the archive gives, from collects "
+                    "before the roster (both would be graded: remove the old ones): "
+                    + ", ".join(f"{old} (now {label(new)})" for old, new in before))
+    failed = _record_names(course, names, people) if names else None
     if failed:
         _print(out, f"could not record the students' names in the gradebook ({failed}); the submissions "
                     "are collected all the same")
-
+    if collected:
+        try:
+            _record_origins(course, assignment, collected)
+        except (OSError, NotebookError) as error:
+            _print(out, f"could not record where the submissions came from in {course.root / COLLECTED}/ "
+                        f"({type(error).__name__}: {error}); export and release_feedback need it: collect again")

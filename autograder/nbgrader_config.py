@@ -21,7 +21,7 @@ from nbgrader.validator import Validator
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests,
                                     GetGrades, IgnorePattern, LimitOutput, SaveAutoGrades)
 
-from autograder import course, progress, public_course, validate
+from autograder import course, late, progress, public_course, validate
 from autograder.mathjax import copy_mathjax
 from autograder.preprocessors import ReplaceLoneSurrogates, SandboxedExecute
 
@@ -61,10 +61,14 @@ c.ClearSolutions.code_stub = {"python": public_course.CODE_STUB}   # the wheel's
 # sanitising steps, a lone surrogate in the submission's JSON becomes U+FFFD (nbgrader could not write
 # the notebook otherwise, and the student would not be graded).
 c.Autograde.sanitize_preprocessors = [ReplaceLoneSurrogates, *Autograde.sanitize_preprocessors.make_dynamic_default()]
+# Late submissions (autograder/late.py): each student's own due date from autograder/extensions.csv is set
+# just before nbgrader's penalty step, and the penalty is the course's policy (10 % of the score per
+# started day late, at most 50 %: c.LatePenalty.percent_per_day, max_percent, grace_minutes).
 c.Autograde.autograde_preprocessors = [
     SandboxedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
-    SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+    SaveAutoGrades, late.ApplyExtensions, AssignLatePenalties, CheckCellMetadata,
 ]
+c.AssignLatePenalties.plugin_class = "autograder.late.LatePenalty"
 
 # Validate (the toolbar button and `nbgrader validate`): nbgrader runs the notebook in the
 # learner's kernel, which sees only the visible tests; the step HiddenChecks, appended to

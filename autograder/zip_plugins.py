@@ -15,7 +15,10 @@ plugs two classes into nbgrader's ``ZipCollectApp`` instead:
   streamed to disk in chunks, stopped past 16 MiB whatever it declares).  Each chosen
   notebook is written as ``extracted/<student id>/<file>``: the LMS's id
   (``canvas-<user id>``, ``moodle-<participant id>``), never a display name, and a file
-  name that is printable text (nbgrader logs it as it is).  Every entry skipped is one warning line with its reason,
+  name that is printable text (nbgrader logs it as it is).  With a roster
+  (``python -m autograder roster import``), each submitter gets her roster id, as ``collect``
+  gives it (``collect.apply_roster``), and the one it cannot map is a warning line.  Every
+  entry skipped is one warning line with its reason,
   its name quoted.  As ``collect`` does, the LMS's name of each student becomes her
   ``last_name`` in the gradebook.  A zip with nothing to collect, one id given to two
   names in one archive (which no LMS writes) or a run larger than collect's bound is
@@ -38,7 +41,7 @@ from pathlib import Path
 
 from nbgrader.plugins import ExtractorPlugin, FileNameCollectorPlugin
 
-from . import collect, safe
+from . import collect, roster, safe
 from .course import Course
 from .notebooks import NotebookError
 
@@ -64,6 +67,8 @@ class BoundedExtractor(ExtractorPlugin):
                 chosen, clashing, skipped = collect.choose(archives, assignment, notebook, stack)
                 if clashing:
                     raise collect.clash_error(clashing)
+                entries = roster.load(course)   # the roster's ids, as collect gives them
+                chosen, unmapped, renamed = collect.apply_roster(course, entries, assignment, chosen, skipped)
                 written = self._write(chosen, Path(extracted_path), skipped)
         except NotebookError as error:   # nothing to collect, a clash, a run too large: before anything is written
             self._fail(str(error))
@@ -76,8 +81,14 @@ class BoundedExtractor(ExtractorPlugin):
         legacy = collect.legacy_folders(course, assignment, students)
         if legacy:
             self.log.warning("%s", safe.terminal(legacy))
+        if unmapped:
+            self.log.warning("%s", safe.terminal("could not map to the roster: " + "; ".join(
+                f"{student}: {why}" for student, why in sorted(unmapped.items()))))
+        if renamed:
+            self.log.warning("%s", safe.terminal("named otherwise in the zip than in the roster: " + "; ".join(
+                f"{student} is {safe.quoted(name)} in the zip" for student, name in sorted(renamed.items()))))
         names = {s: max(files, key=lambda f: f.timestamp).display for s, files in students.items()}
-        failed = collect._record_names(course, names) if names else None
+        failed = collect._record_names(course, names, {e.student: e for e in entries}) if names else None
         if failed:
             self.log.warning("%s", safe.terminal(f"could not record the students' names in the gradebook "
                                                  f"({failed}); the submissions are collected all the same"))

@@ -16,6 +16,8 @@ import csv
 import datetime
 import io
 import os
+import re
+import shutil
 import subprocess
 import sys
 import time
@@ -28,9 +30,11 @@ import pytest
 from nbgrader.api import Gradebook
 
 import helpers
+from test_roster import HUA, S001, S003, S004, S005, S006, S007
 from autograder import collect as lms
 from autograder import course as courses
 from autograder import export
+from autograder.notebooks import NotebookError
 
 pytestmark = pytest.mark.nbgrader
 
@@ -627,3 +631,233 @@ def test_folders_of_collects_that_used_names_as_ids_are_pointed_out(tmp_path):
     assert "from collects before student ids came from the LMS (both would be graded: remove the old ones): " \
            "alice (now canvas-1001)" in result.stdout
     assert helpers.submitted(root, "alice").exists()                # the instructor's to remove
+
+
+# --------------------------------------------------------------------------- issue 31: Moodle as it exports, the roster
+def _moodle_prefix(fullname, participant):
+    """What Moodle names a participant's files after (mod/assign/classes/downloader.php, get_student_prefix):
+    the full name with "_" written " ", then "_<participant number>", through clean_filename (PARAM_FILE
+    drops control characters and &<>"`|':\\/)."""
+    return re.sub(r"[\x00-\x1f\x7f&<>\"`|':\\/]", "", fullname.replace("_", " ") + f"_{participant}")
+
+
+def _moodle_names(layout, fullname, participant, plugin="file", file="softmax.ipynb"):
+    """The entry Moodle writes for one file of a participant (downloader.php, load_submissionplugin_filelist):
+    "folders" (Moodle >= 4.0: "<prefix>_assignsubmission_<plugin>/<file>"), "flat" ("Download submissions in
+    folders" off: "<prefix>_assignsubmission_<plugin>_<file>"), "group-3.x" (Moodle 3.x in group mode:
+    "<group>-<full name>_<participant>_assignsubmission_<plugin>_/<file>"); the online-text plugin's file is
+    onlinetext.html."""
+    file = "onlinetext.html" if plugin == "onlinetext" else file
+    if layout == "group-3.x":
+        return f"{_moodle_prefix('Group A-' + fullname, participant)}_assignsubmission_{plugin}_/{file}"
+    prefix = f"{_moodle_prefix(fullname, participant)}_assignsubmission_{plugin}"
+    return f"{prefix}/{file}" if layout == "folders" else f"{prefix}_{file}"
+
+
+ROSTER_PEOPLE = [   # Moodle's participants download: First name, Last name, ID number, Email address
+    ["Zoë", "Martin", "S-001", "zoe@uni.example"], ["Hua", "Li", "", "hua.li@uni.example"],
+    ["Seán", "O'Brien", "S-003", "sean@uni.example"], ["Ana", "Gómez", "S-004", "ana@uni.example"],
+    ["Sam", "Lee", "S-005", "sam.lee@uni.example"], ["Sam", "Lee", "S-006", "sam.lee2@uni.example"],
+    ["Kim", "Park", "S-007", "kim@uni.example"]]
+WORKSHEET = [   # the grading worksheet of 01_softmax: the participant numbers of Zoë, Hua, Seán and Ana
+    ["Participant 5550101", "Zoë Martin", "zoe@uni.example", "Submitted for grading", "", "10.00", "Yes", "-", "-", ""],
+    ["Participant 5550102", "Hua Li", "hua.li@uni.example", "Submitted for grading", "", "10.00", "Yes", "-", "-", ""],
+    ["Participant 5550103", "Seán O'Brien", "sean@uni.example", "Submitted for grading", "", "10.00", "Yes", "-", "-",
+     ""],
+    ["Participant 5550104", "Ana Gómez", "ana@uni.example", "Submitted for grading", "", "10.00", "Yes", "-", "-", ""]]
+NO_NUMBER = ("the roster holds no participant number {0} of 01_softmax: import the assignment's grading worksheet "
+             "(python -m autograder roster import FILE --assignment 01_softmax)")
+
+
+def _table(rows):
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return "\ufeff" + out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def class_with_roster(tmp_path_factory):
+    """A course whose roster is Moodle's participants download plus 01_softmax's grading worksheet."""
+    from autograder import roster
+    tmp = tmp_path_factory.mktemp("roster")
+    root = helpers.course(tmp)
+    people = tmp / "courseid_7_participants.csv"
+    people.write_text(_table([["First name", "Last name", "ID number", "Email address"], *ROSTER_PEOPLE]))
+    worksheet = tmp / "Grades-ATT101-Softmax-42.csv"
+    worksheet.write_text(_table([["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum grade",
+                                  "Grade can be changed", "Last modified (submission)", "Last modified (grade)",
+                                  "Feedback comments"], *WORKSHEET]))
+    course = courses.course_at(root)
+    assert roster.import_file(course, people)[1] is None
+    assert roster.import_file(course, worksheet, "01_softmax", gradebook=False)[1] is None
+    return root
+
+
+@pytest.fixture
+def rostered(class_with_roster, tmp_path):
+    """A copy of ``class_with_roster`` (gradebook included) for one test."""
+    root = tmp_path / "course"
+    shutil.copytree(class_with_roster, root)
+    return root
+
+
+def _build(builder, path, entries):
+    return _zip(path, entries) if builder == "zipfile" else _info_zip(path, entries)
+
+
+def _line(out, start):
+    (line,) = [line for line in out.splitlines() if line.startswith(start)]
+    return line
+
+
+@pytest.mark.parametrize("builder", ["zipfile", "zip"])
+@pytest.mark.parametrize("layout", ["folders", "flat", "group-3.x"])
+def test_moodle_submissions_map_to_the_roster(rostered, tmp_path, layout, builder):
+    """Each submitter by her participant number (the worksheet's), never by her name: Zoë; Ana, written
+    "Last First" as a Japanese site writes it; Seán, who renamed herself "Kim Park" like a classmate,
+    stays Seán and is named on a line.  Sam Lee and Eve, whose numbers the worksheet does not hold,
+    keep the archive's id and are named on one line; Hua's online text is named as not graded; who
+    submitted nothing is listed."""
+    entries = {_moodle_names(layout, "Zoë Martin", 5550101): _notebook(),
+               _moodle_names(layout, "Kim Park", 5550103): _notebook(WRONG),
+               _moodle_names(layout, "Gómez Ana", 5550104): _notebook(),
+               _moodle_names(layout, "Sam Lee", 5550105): _notebook(),
+               _moodle_names(layout, "Eve Unknown", 5550106): _notebook(),
+               _moodle_names(layout, "Hua Li", 5550102, plugin="onlinetext"): "<p>my answer is 42</p>"}
+    out = _collect(rostered, _build(builder, tmp_path / "ATT101-Softmax-42.zip", entries))
+    assert _students(rostered) == sorted(["moodle-5550105", "moodle-5550106", S001, S003, S004])
+    assert helpers.submitted(rostered, S003).read_text() == _notebook(WRONG)
+    assert out.startswith("collected 5 submission(s) of 01_softmax") and "skipped" not in out
+    group = "Group A-" if layout == "group-3.x" else ""
+    assert _line(out, "could not map to the roster: ") == (
+        f"could not map to the roster: '{group}Sam Lee' (moodle-5550105: {NO_NUMBER.format(5550105)}); "
+        f"'{group}Eve Unknown' (moodle-5550106: {NO_NUMBER.format(5550106)})")
+    assert _line(out, "named otherwise in the zip than in the roster") .endswith(
+        f"Seán O'Brien ({S003}) is '{group}Kim Park' in the zip")
+    assert _line(out, "online-text submissions") == ("online-text submissions, not notebooks, not graded (grade them "
+                                                     f"in Moodle): Hua Li ({HUA})")
+    assert _line(out, "submitted nothing") == (
+        f"submitted nothing for 01_softmax (3 of 7 in the roster; or among those not mapped above): "
+        f"Sam Lee ({S005}), Sam Lee ({S006}), Kim Park ({S007})")
+    with Gradebook(helpers.gradebook_url(rostered)) as gradebook:
+        names = {s.id: (s.first_name, s.last_name, s.email) for s in gradebook.students}
+    assert names[S004] == ("Ana", "Gómez", "ana@uni.example")      # the roster's, not the folder's
+    assert names[S003] == ("Seán", "O'Brien", "sean@uni.example")  # not the name she gave herself
+    assert names["moodle-5550106"] == ("", f"{group}Eve Unknown", None)
+    origins = lms.origins(courses.course_at(rostered), "01_softmax")
+    zoe = _moodle_names(layout, "Zoë Martin", 5550101)
+    assert origins[S001] == {
+        "lms": "moodle", "folder": zoe.split("/")[0] if "/" in zoe else "", "files": [zoe],
+        "display": f"{group}Zoë Martin", "late": False, "participant": "5550101"}
+    assert set(origins) == {"moodle-5550105", "moodle-5550106", S001, S003, S004}
+
+
+@pytest.mark.parametrize("builder", ["zipfile", "zip"])
+def test_blind_marking_maps_by_the_participant_number_alone(rostered, tmp_path, builder):
+    """Blind marking writes "Participant" for every name: the worksheet's numbers are all there is."""
+    entries = {"Participant_5550101_assignsubmission_file/softmax.ipynb": _notebook(),
+               "Participant_5550105_assignsubmission_file/softmax.ipynb": _notebook(WRONG),
+               "Participant_5550102_assignsubmission_onlinetext/onlinetext.html": "<p>42</p>"}
+    out = _collect(rostered, _build(builder, tmp_path / "blind.zip", entries))
+    assert _students(rostered) == ["moodle-5550105", S001]
+    assert _line(out, "could not map to the roster: ") == (
+        f"could not map to the roster: Participant (moodle-5550105: {NO_NUMBER.format(5550105)})")
+    assert f"(grade them in Moodle): Hua Li ({HUA})" in out and "named otherwise" not in out
+    assert lms.origins(courses.course_at(rostered), "01_softmax")[S001]["folder"] == \
+        "Participant_5550101_assignsubmission_file"
+
+
+def test_canvas_test_student_left_out_of_the_roster_is_not_collected(tmp_path):
+    """Canvas's Test Student ("Student, Test"), whom the roster leaves out, is skipped by collect too,
+    so she is neither graded, counted in the report, nor exported."""
+    root = helpers.course(tmp_path)
+    grades = tmp_path / "grades.csv"
+    grades.write_text(_table([["Student", "ID", "SIS Login ID", "Section"], ["Smith, Alice", "1001", "alice", "A"],
+                              ["Student, Test", "904", "", "A"]]))
+    assert roster_import(root, grades).returncode == 0
+    out = _run(root, _zip(tmp_path / "canvas.zip", {"alice_1001_5001_softmax.ipynb": _notebook(),
+                                                    "testuser_904_5904_softmax.ipynb": _notebook()})).stdout
+    assert _students(root) == ["canvas-1001"]
+    assert "testuser_904_5904_softmax.ipynb (Canvas's Test Student (left out of the roster))" in out
+
+
+def roster_import(root, path, *args):
+    return subprocess.run([sys.executable, "-m", "autograder", "roster", "import", str(path), *args, "--course-root",
+                           str(root)], cwd=helpers.REPO, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("builder", ["zipfile", "zip"])
+def test_moodle_layouts_without_a_roster_keep_the_participant_ids(tmp_path, builder):
+    """No roster: every layout gives moodle-<participant number>, online text is named, not skipped in silence."""
+    root = helpers.course(tmp_path)
+    entries = {_moodle_names("flat", "Zoë Martin", 2001): _notebook(),
+               _moodle_names("flat", "Li Hua", 2002, file="softmax v_1_2.ipynb"): _notebook(WRONG),   # reads as Canvas too
+               "Participant_2003_assignsubmission_file/softmax.ipynb": _notebook(),
+               _moodle_names("flat", "Ana Gómez", 2004, plugin="onlinetext"): "<p>42</p>"}
+    out = _collect(root, _build(builder, tmp_path / "moodle.zip", entries))
+    assert _students(root) == ["moodle-2001", "moodle-2002", "moodle-2003"]
+    assert helpers.submitted(root, "moodle-2002", name="softmax v_1_2.ipynb").read_text() == _notebook(WRONG)
+    assert _line(out, "online-text submissions") == ("online-text submissions, not notebooks, not graded (grade them "
+                                                     "in Moodle): 'Ana Gómez' (moodle-2004)")
+    assert "could not map" not in out and "submitted nothing" not in out and "skipped" not in out
+    assert _names(root) == {"moodle-2001": "Zoë Martin", "moodle-2002": "Li Hua", "moodle-2003": "Participant"}
+    assert lms.origins(courses.course_at(root), "01_softmax")["moodle-2001"]["folder"] == ""
+
+
+def test_a_top_level_name_read_both_ways_follows_its_archive(tmp_path):
+    """A Canvas learner's name can hold "_<digits>_assignsubmission_file_": her entry then reads as Moodle's
+    flat layout too.  It takes the layout of the archive's other entries; alone, it is refused."""
+    root = helpers.course(tmp_path)
+    crafted = "x_2001_assignsubmission_file_y_1003_5003_softmax.ipynb"
+    out = _collect(root, _zip(tmp_path / "canvas.zip", {**HONEST, crafted: _notebook(WRONG)}))
+    assert _students(root) == ["canvas-1001", "canvas-1002", "canvas-1003"] and "skipped" not in out
+    alone = helpers.course(tmp_path / "alone")
+    with pytest.raises(NotebookError, match="reads both as a Canvas and as a Moodle submission"):
+        _collect(alone, _zip(tmp_path / "alone.zip", {crafted: _notebook()}))
+
+
+def test_a_canvas_class_with_a_roster_is_listed_by_name(tmp_path):
+    """`collect` and the class run's summary show the roster's names; a Canvas user the roster does not
+    know keeps her id and is named; the roster's students without a notebook are listed."""
+    from autograder import classrun
+    root = helpers.course(tmp_path)
+    grades = tmp_path / "grades.csv"
+    grades.write_text(_table([["Student", "ID", "SIS Login ID", "Section", "Softmax (4021)"],
+                              ["    Points Possible", "", "", "", "10.00"],
+                              ["Martin, Zoë", "1004", "zoe", "A", ""], ["Smith, Alice", "1001", "alice", "A", ""],
+                              ["Park, Kim", "1007", "kim", "B", ""]]))
+    imported = subprocess.run([sys.executable, "-m", "autograder", "roster", "import", str(grades), "--course-root",
+                               str(root)], cwd=helpers.REPO, capture_output=True, text=True, timeout=120)
+    assert imported.returncode == 0, imported.stderr
+    archive = _zip(tmp_path / "canvas.zip", {"martinzoë_LATE_1004_5004_softmax.ipynb": _notebook(),
+                                             "martinzoë_LATE_1004_5004_softmax-Copy1.ipynb": _notebook(),
+                                             "alice_1001_5001_softmax.ipynb": _notebook(),
+                                             "mallory_1666_5666_softmax.ipynb": _notebook(WRONG)})
+    result = _run(root, archive)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert _line(out, "collected ").endswith("; marked late by the LMS: Zoë Martin (canvas-1004)")
+    assert "(reported by grade): Zoë Martin (canvas-1004)/softmax-Copy1.ipynb" in out
+    assert _line(out, "could not map to the roster: ") == (
+        "could not map to the roster: mallory (canvas-1666: no student of the roster has this Canvas id)")
+    assert _line(out, "submitted nothing") == "submitted nothing for 01_softmax (1 of 3 in the roster; or among " \
+                                              "those not mapped above): Kim Park (canvas-1007)"
+    assert _names(root)["canvas-1004"] == "Martin" and _names(root)["canvas-1666"] == "mallory"
+    assert lms.origins(courses.course_at(root), "01_softmax")["canvas-1004"]["late"] is True
+    summary = io.StringIO()
+    outcomes = [classrun.Outcome("canvas-1004", True, 10, 10), classrun.Outcome("canvas-1666", True, 3, 10)]
+    classrun.print_summary("01_softmax", outcomes, out=summary, course=courses.course_at(root))
+    assert summary.getvalue().splitlines()[1:] == ["  Zoë Martin (canvas-1004)  10/10",
+                                                   "  canvas-1666                3/10"]
+
+
+def test_collect_after_the_roster_points_out_the_folders_of_earlier_collects(rostered, tmp_path):
+    """Collected before the roster, Zoë was moodle-5550101; after it, she is moodle-id-s-001: both would
+    be graded, so the line names the old folder."""
+    (rostered / "autograder" / "roster.json").rename(tmp_path / "roster.json")
+    archive = _zip(tmp_path / "moodle.zip", {_moodle_names("folders", "Zoë Martin", 5550101): _notebook()})
+    _collect(rostered, archive)
+    (tmp_path / "roster.json").rename(rostered / "autograder" / "roster.json")
+    out = _collect(rostered, archive)
+    assert _line(out, "autograder/submitted/ also holds folders under the ids the archive gives").endswith(
+        f"(both would be graded: remove the old ones): moodle-5550101 (now Zoë Martin ({S001}))")

@@ -16,10 +16,11 @@ from nbgrader.api import Gradebook
 from nbgrader.utils import parse_utc
 
 import helpers
+from test_roster import HUA, S001
 import test_lms_collect as lms_zips   # the Canvas and Moodle zips, as the LMSs write them
 from autograder import collect as lms
 from autograder import course as courses
-from autograder import zip_plugins
+from autograder import roster, zip_plugins
 
 pytestmark = pytest.mark.nbgrader
 
@@ -229,3 +230,33 @@ def test_the_collector_takes_only_what_the_extractor_wrote(tmp_path):
     assert collector.collect(str(ours)) == {"student_id": "canvas-1001", "file_id": "softmax.ipynb", "timestamp": None}
     assert collector.collect(str(by_hand)) is None
     assert lms.STUDENT_ID.fullmatch("canvas-1001") and not lms.STUDENT_ID.fullmatch("alice")
+
+
+def test_with_a_roster_both_collects_give_the_rosters_ids(tmp_path):
+    """The roster maps Moodle's per-assignment participants to its own ids in `nbgrader zip_collect`
+    as in `collect`: by the participant numbers of the assignment's grading worksheet (Zoë Martin;
+    Hua Li, written "Li Hua" by the zip); the third, unknown to the roster, keeps her participant
+    id and is named in a line."""
+    import test_roster
+    made = tmp_path / "zips"
+    made.mkdir()
+    archive = lms_zips._moodle_zip_by_info_zip(made / "moodle.zip")
+    participants = tmp_path / "participants.csv"
+    participants.write_text(test_roster.moodle_participants(), encoding="utf-8")
+    by_plugin = _course(tmp_path / "plugin", archive)
+    by_collect = _course(tmp_path / "collect", archive)
+    worksheet = tmp_path / "worksheet.csv"
+    worksheet.write_text(test_roster.moodle_worksheet(rows=[
+        ["Participant 2001", "Zoë Martin", "zoe@uni.example", "", "", "7.00", "Yes", "-", "-", ""],
+        ["Participant 2002", "Hua Li", "hua.li@uni.example", "", "", "7.00", "Yes", "-", "-", ""]]), encoding="utf-8")
+    for root in (by_plugin, by_collect):
+        for file, assignment in ((participants, None), (worksheet, "01_softmax")):
+            summary, failed = roster.import_file(courses.course_at(root), file, assignment, gradebook=False)
+            assert failed is None, failed
+    plugin = _zip_collect(by_plugin)
+    assert plugin.returncode == 0, plugin.stderr
+    assert "could not map to the roster: moodle-2003" in plugin.stderr
+    assert _collect(by_collect).returncode == 0
+    assert _collected(by_plugin) == _collected(by_collect)
+    assert set(_collected(by_plugin)[0]) == {S001, HUA, "moodle-2003"}
+    assert _names(by_plugin)[S001] == "Martin"

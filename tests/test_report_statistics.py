@@ -1,0 +1,336 @@
+"""The report's statistics (issue 31, part 5): per test, per mistake, per cause, late, missing.
+
+One scratch class is graded once by the class run, with short limits: a correct
+and a wrong solution, a syntax error, ``import torch``, an import of the book's
+library (which the grader hides), an endless loop, a late submission, and a
+roster student who submitted nothing.  The gradebook then gets a hand grade, a
+changed score and a written answer left to grade.  The report's numbers must be
+those computed here from the gradebook by other means; the errors that stopped a
+notebook are split by cause; the class's page and CSVs name nobody, the
+instructor's files name everyone concerned, with the roster's names; every CSV
+reads back with ``csv.reader`` without a formula cell; the Japanese report is
+Japanese.
+"""
+import collections
+import csv
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+import helpers
+import translation
+from autograder import classrun, i18n, notebooks, report
+from autograder import course as courses
+from autograder.course import course_at
+from autograder.results import Kind
+
+ASSIGNMENT = "01_softmax"
+CORRECT = (helpers.SUBMISSIONS / ASSIGNMENT / "correct" / "logsumexp.py").read_text()
+AXIS_IGNORED = (helpers.SUBMISSIONS / ASSIGNMENT / "wrong" / "axis_ignored.py").read_text()
+LIMITS = {"cell_seconds": 1.5, "call_seconds": 2.0, "total_seconds": 30.0, "cpu_seconds": 30}
+DUE, SUBMITTED_LATE = "2030-01-01 00:00:00 UTC", "2030-01-02 12:00:00 UTC"   # 36 hours late
+
+
+def _syntax_error():
+    notebook = helpers.submission(ASSIGNMENT, CORRECT)
+    [cell] = [c for c in notebook.cells if notebooks.meta(c).get("grade_id") == "softmax_solution"]
+    cell.source = "def softmax(x, axis=-1)\n    return x\n"
+    return notebook
+
+
+SUBMISSIONS = {
+    "amy-correct": lambda: helpers.submission(ASSIGNMENT, CORRECT),
+    "cal-axis": lambda: helpers.submission(ASSIGNMENT, AXIS_IGNORED),
+    "sid-syntax": _syntax_error,
+    "tor-import": lambda: helpers.submission(ASSIGNMENT, "import torch\n\n" + CORRECT),
+    "ada-library": lambda: helpers.submission(ASSIGNMENT, "from attention.softmax import softmax as _s\n\n" + CORRECT),
+    "lou-loop": lambda: helpers.submission(ASSIGNMENT, "while True:\n    pass\n\n" + CORRECT),
+    "lia-late": lambda: helpers.submission(ASSIGNMENT, CORRECT),
+}
+# The roster: every student above, and one who submitted nothing.  Names a spreadsheet would run as a
+# formula, or that would break a Markdown table, must reach the instructor's files as text.
+NAMES = {"amy-correct": "Amy Adams", "cal-axis": "=HYPERLINK(\"http://x\",\"Cal\")", "sid-syntax": "Sid | Vicious",
+         "tor-import": "Tor Nørretranders", "ada-library": "Ada Lovelace", "lou-loop": "Lou Reed",
+         "lia-late": "Lia 山田", "zed-absent": "Zed Nobody"}
+STOPPED = {"sid-syntax": "syntax_error", "tor-import": "package_outside_course", "ada-library": "missing_course_module",
+           "lou-loop": "timeout"}
+
+
+def _roster(root):
+    students = [{"student": student, "name": name, "first_name": "", "last_name": "", "email": f"{student}@uni.example",
+                 "lms_id": "", "sis_id": "", "login": "", "section": "", "participants": {}}
+                for student, name in NAMES.items()]
+    (root / "autograder" / "roster.json").write_text(
+        json.dumps({"lms": "canvas", "imported_from": "grades.csv", "students": students}), encoding="utf-8")
+
+
+def _hand_grades(root):
+    """A hand grade of Amy's written answer, a changed score of Cal's axis test (with extra credit), and Lia's
+    written answer left waiting for its hand grade."""
+    from nbgrader.api import Gradebook
+    with Gradebook(helpers.gradebook_url(root)) as gradebook:
+        written = gradebook.find_grade("softmax_written_answer", "softmax", ASSIGNMENT, "amy-correct")
+        written.manual_score = 1.0
+        axis = gradebook.find_grade("test_softmax_axis", "softmax", ASSIGNMENT, "cal-axis")
+        axis.manual_score, axis.extra_credit = 1.0, 0.5
+        waiting = gradebook.find_grade("softmax_written_answer", "softmax", ASSIGNMENT, "lia-late")
+        waiting.needs_manual_grade, waiting.manual_score, waiting.auto_score = True, None, None
+        gradebook.db.commit()
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """The class, graded once by the class run; the gradebook's due date, a late timestamp, the roster, the
+    LMS's late mark of one collected submission, and the hand grades."""
+    from nbgrader.api import Gradebook
+    root = helpers.course(tmp_path_factory.mktemp("statistics"))
+    helpers.nbgrader("generate_assignment", ASSIGNMENT, root=root)
+    with Gradebook(helpers.gradebook_url(root)) as gradebook:
+        gradebook.update_or_create_assignment(ASSIGNMENT, duedate=DUE)
+    for student, notebook in SUBMISSIONS.items():
+        helpers.write(notebook(), helpers.submitted(root, student))
+    (helpers.submitted(root, "lia-late").parent / "timestamp.txt").write_text(SUBMITTED_LATE)
+    config = courses.load_config(root, helpers.gradebook_url(root))
+    for name, value in LIMITS.items():
+        setattr(config.SandboxedExecute, name, value)
+    outcomes = classrun.grade_class(ASSIGNMENT, jobs=2, config=config, progress=False)
+    assert sorted(o.student for o in outcomes) == sorted(SUBMISSIONS)
+    _hand_grades(root)
+    _roster(root)
+    collected = root / "autograder" / "collected"
+    collected.mkdir(parents=True, exist_ok=True)
+    (collected / f"{ASSIGNMENT}.json").write_text(json.dumps(
+        {"tor-import": {"lms": "canvas", "folder": "", "files": ["tor_LATE_1_2_softmax.ipynb"], "display": "Tor",
+                        "late": True}}), encoding="utf-8")
+    course = course_at(root)
+    path = report.write_report(course, ASSIGNMENT)
+    return course, path.parent
+
+
+def _csv(path):
+    with open(path, encoding="utf-8", newline="") as handle:
+        return list(csv.reader(handle))
+
+
+def _independent_scores(course):
+    """{(grade id): {student: score}} of every graded cell, read one grade at a time from the gradebook, hand
+    grades and extra credit applied here; and the grades waiting for a hand grade."""
+    from nbgrader.api import Gradebook
+    scores, waiting = collections.defaultdict(dict), collections.Counter()
+    with Gradebook(course.gradebook_url) as gradebook:
+        for cell in gradebook.find_notebook("softmax", ASSIGNMENT).grade_cells:
+            for student in SUBMISSIONS:
+                grade = gradebook.find_grade(cell.name, "softmax", ASSIGNMENT, student)
+                if grade.needs_manual_grade and grade.manual_score is None:
+                    waiting[cell.name] += 1
+                    continue
+                given = grade.manual_score if grade.manual_score is not None else grade.auto_score or 0.0
+                scores[cell.name][student] = given + (grade.extra_credit or 0.0)
+            scores[cell.name]["max"] = cell.max_score
+    return scores, waiting
+
+
+@pytest.mark.nbgrader
+def test_the_numbers_per_test_are_the_gradebooks(graded):
+    course, folder = graded
+    scores, waiting = _independent_scores(course)
+    assert scores["test_softmax_axis"]["cal-axis"] == 1.5 and scores["softmax_written_answer"]["amy-correct"] == 1.0
+    assert waiting == {"softmax_written_answer": 1}
+    header, *rows = _csv(folder / "tests.csv")
+    assert header == ["notebook", "test", "points", "graded", "mean", "median", "full marks", "points lost",
+                      "to grade by hand"]
+    assert sorted(row[1] for row in rows) == sorted(scores)   # every graded cell
+    for row in rows:
+        mine = scores[row[1]]
+        maximum = mine.pop("max")
+        values = list(mine.values())
+        assert float(row[2]) == maximum and int(row[3]) == len(values) == len(SUBMISSIONS) - waiting[row[1]]
+        assert float(row[4]) == pytest.approx(sum(values) / len(values)), row
+        assert float(row[5]) == pytest.approx(statistics.median(values)), row
+        assert float(row[6]) == pytest.approx(sum(v >= maximum for v in values) / len(values)), row
+        assert float(row[7]) == pytest.approx(sum(max(0, maximum - v) for v in values)), row
+        assert int(row[8]) == waiting[row[1]]
+        histogram = {(float(low), float(high)): int(count) for _notebook, test, low, high, count
+                     in _csv(folder / "scores.csv")[1:] if test == row[1]}
+        assert sum(histogram.values()) == len(values)
+        for (low, high), count in histogram.items():
+            assert count == sum(low <= v <= high for v in values), (row[1], low, high)
+    # the full marks of the axis test: Amy and Lia only (Cal's 1 + 0.5 is not 2)
+    axis = next(row for row in rows if row[1] == "test_softmax_axis")
+    assert float(axis[6]) == pytest.approx(2 / len(SUBMISSIONS))
+    page = (folder / "misconceptions.md").read_text(encoding="utf-8")
+    assert "![histogram of the scores of each test](statistics.png)" in page
+    assert (folder / "statistics.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.nbgrader
+def test_the_errors_that_stopped_a_notebook_are_split_by_cause(graded):
+    course, folder = graded
+    found = report.class_findings(course, ASSIGNMENT)
+    assert {s: set(c) for s, c in found.causes.items() if c} == {s: {cause} for s, cause in STOPPED.items()}
+    assert found.causes["tor-import"]["package_outside_course"] == {"torch"}
+    assert found.causes["ada-library"]["missing_course_module"] == {"attention"}   # the grader hides the library
+    stops = {row[0]: int(row[1]) for row in _csv(folder / "stops.csv")[1:]}
+    assert stops == {"syntax_error": 1, "missing_course_module": 1, "package_outside_course": 1, "timeout": 1,
+                     "crash": 0, "other_error": 0}
+    # no longer lumped as wrong answers: the cell's timeout is a timeout, the rest stopped the code
+    mistakes = {row[0]: int(row[1]) for row in _csv(folder / "mistakes.csv")[1:]}
+    assert mistakes[report.STOPPED] == 3 and mistakes[report.TIMEOUT_OR_CRASH] == 1, mistakes
+    assert mistakes[report.OTHER] == 0 and mistakes["axis_ignored"] == 1
+    mine = [row for row in _csv(folder / "instructor-only" / "students.csv")[1:] if row[2] == "stopped"]
+    assert sorted((row[0], row[3], row[4]) for row in mine) == [
+        ("ada-library", "missing_course_module", "attention"), ("lou-loop", "timeout", ""),
+        ("sid-syntax", "syntax_error", ""), ("tor-import", "package_outside_course", "torch")]
+
+
+@pytest.mark.nbgrader
+def test_late_submissions_and_who_submitted_nothing(graded):
+    from nbgrader.api import Gradebook
+    course, folder = graded
+    with Gradebook(course.gradebook_url) as gradebook:
+        submission = gradebook.find_submission(ASSIGNMENT, "lia-late")
+        seconds, penalty = submission.total_seconds_late, submission.late_submission_penalty
+    assert seconds == 36 * 3600
+    page = (folder / "misconceptions.md").read_text(encoding="utf-8")
+    assert f"Late: 1 of {len(SUBMISSIONS)} submissions" in page and "Marked late by the LMS when collected: 1." in page
+    assert f"1 of the {len(NAMES)} students on the roster have no submission of {ASSIGNMENT}." in page
+    rows = _csv(folder / "instructor-only" / "students.csv")
+    late = {(row[0], row[3]): row[4] for row in rows[1:] if row[2] == "late"}
+    assert late == {("lia-late", "hours_late"): "36.0", ("lia-late", "late_penalty"): str(float(penalty)),
+                    ("tor-import", "marked_late_by_lms"): "1"}
+    assert [row[:3] for row in rows[1:] if row[2] == "nothing_submitted"] == [["zed-absent", "Zed Nobody",
+                                                                               "nothing_submitted"]]
+    instructor = (folder / "instructor-only" / "students.md").read_text(encoding="utf-8")
+    assert "- Zed Nobody (zed-absent)" in instructor
+    assert "| Lia 山田 (lia-late) | 36 |" in instructor
+
+
+@pytest.mark.nbgrader
+def test_names_are_only_in_the_instructors_files(graded):
+    course, folder = graded
+    shared = [folder / name for name in ("misconceptions.md", "mistakes.csv", "tests.csv", "scores.csv", "stops.csv")]
+    for path in shared:
+        text = path.read_text(encoding="utf-8")
+        for student, name in NAMES.items():
+            assert student not in text and name not in text, (path.name, student)
+        assert "`torch`" not in text and "`attention`" not in text, path.name   # modules: the instructor's page
+    page = shared[0].read_text(encoding="utf-8")
+    assert "`instructor-only/students.md`" in page and "for the instructor only" in page
+    instructor = (folder / "instructor-only" / "students.md").read_text(encoding="utf-8")
+    assert "| `axis_ignored` | 1 | =HYPERLINK(\"http://x\",\"Cal\") (cal-axis) |" in instructor
+    assert "| `syntax_error` | Sid \\| Vicious (sid-syntax) |" in instructor
+    assert "| `package_outside_course` | Tor Nørretranders (tor-import) | `torch` |" in instructor
+
+
+@pytest.mark.nbgrader
+def test_every_csv_reads_back_as_text_and_numbers_without_formulas(graded):
+    _course, folder = graded
+    paths = sorted(folder.glob("*.csv")) + sorted((folder / "instructor-only").glob("*.csv"))
+    assert [p.name for p in paths] == ["mistakes.csv", "scores.csv", "stops.csv", "tests.csv", "students.csv"]
+    for path in paths:
+        rows = _csv(path)
+        assert len({len(row) for row in rows}) == 1, path.name   # no cell broke a row
+        for row in rows:
+            assert not any(cell.startswith(report_formula) for cell in row for report_formula in "=+@\t\r"), row
+            assert not any(cell.startswith("-") and not _is_number(cell) for cell in row), row
+    students = {row[0]: row[1] for row in _csv(folder / "instructor-only" / "students.csv")[1:]}
+    assert students["cal-axis"] == "'=HYPERLINK(\"http://x\",\"Cal\")" and students["lia-late"] == "Lia 山田"
+    mistakes = _csv(folder / "mistakes.csv")
+    axis = next(row for row in mistakes if row[0] == "axis_ignored")
+    assert float(axis[2]) == pytest.approx(1 / len(SUBMISSIONS)) and "`axis`" in axis[3]
+
+
+def _is_number(cell):
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.nbgrader
+def test_the_japanese_report_from_the_command_line(graded, tmp_path):
+    """``report --lang ja`` on a copy of the graded course (the other tests read the English one)."""
+    root = shutil.copytree(graded[0].root, tmp_path / "course")
+    course = course_at(root)
+    result = subprocess.run([sys.executable, "-m", "autograder", "report", ASSIGNMENT, "--lang", "ja",
+                             "--course-root", str(root)], cwd=helpers.REPO, capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    assert result.returncode == 0, result.stderr
+    folder = course.reports / ASSIGNMENT
+    page = (folder / "misconceptions.md").read_text(encoding="utf-8")
+    instructor = (folder / "instructor-only" / "students.md").read_text(encoding="utf-8")
+    english = ["Scores per test", "Errors that stopped the code, by cause", "Late submissions", "Submitted nothing",
+               "Catalogued mistakes", "test", "points lost", "what it means"]
+    with i18n.language("ja"):
+        japanese = {text: i18n._(text) for text in english}
+        causes = {cause: i18n._(text) for cause, text in report.CAUSES.items()}
+    assert all(translation.KANA_OR_KANJI.search(text) for text in [*japanese.values(), *causes.values()]), japanese
+    for heading in english[:4]:
+        assert f"## {japanese[heading]}\n" in page and f"## {heading}\n" not in page, heading
+    assert f"## {japanese['Catalogued mistakes']}\n" in instructor
+    assert all(f"| {text} |" in page for text in causes.values())
+    assert page in result.stdout
+    header = _csv(folder / "tests.csv")[0]
+    assert japanese["test"] in header and japanese["points lost"] in header
+    assert _csv(folder / "stops.csv")[0][3] == japanese["what it means"]
+    assert (folder / "statistics.png").stat().st_size > 0
+
+
+# --------------------------------------------------------------------------- causes without grading
+def _error(ename, evalue):
+    return {"output_type": "error", "ename": ename, "evalue": evalue, "traceback": [evalue]}
+
+
+def test_causes_come_from_the_records_and_the_error_names_never_from_messages(tmp_path):
+    """Hand-made autograded notebooks (records sealed as the grader seals them): a crash and a timeout come
+    from the records; a learner's exception the grader renamed, a sentence instead of a name, or a
+    message that quotes a syntax error are no cause; a malformed ModuleNotFoundError message is outside the
+    course with no module; an error in a cell that only tries the function is the function's wrong answer."""
+    root = helpers.course(tmp_path)
+    course = course_at(root)
+    exercise = course.exercise(ASSIGNMENT)
+    tests = [t.grade_id for t in exercise.source.tests]
+    failed = {grade_id: (Kind.FAILED, ()) for grade_id in tests}
+    cases = {  # student: (failed tests, {cell grade id or "try": [error outputs]}, expected causes, expected row)
+        "crashed": ({tests[0]: (Kind.CRASHED, ())}, {}, {"crash": set()}, report.TIMEOUT_OR_CRASH),
+        "slow": ({tests[0]: (Kind.TIMEOUT, ())}, {}, {"timeout": set()}, report.TIMEOUT_OR_CRASH),
+        "renamed": (failed, {"softmax_solution": [_error("Timeout (your exception)", "Timeout (your exception): x")]},
+                    {}, report.OTHER),
+        "sentence": (failed, {"softmax_solution": [_error("the process died", "the process died")]}, {}, report.OTHER),
+        "quoting": (failed, {"try": [_error("ValueError", "ValueError: SyntaxError: No module named 'torch'")]},
+                    {}, report.OTHER),
+        "malformed": (failed, {"softmax_solution": [_error("ModuleNotFoundError", "ModuleNotFoundError: x\nnot")]},
+                      {"package_outside_course": set()}, report.STOPPED),
+        "numpy": (failed, {"softmax_solution": [_error("ModuleNotFoundError",
+                                                       "ModuleNotFoundError: No module named 'numpy.linalg2'")]},
+                  {"missing_course_module": {"numpy.linalg2"}}, report.STOPPED),
+        "other": (failed, {"softmax_solution": [_error("AttributeError", "AttributeError: no")]},
+                  {"other_error": set()}, report.STOPPED),
+    }
+    for student, (results, errors, _causes, _row) in cases.items():
+        notebook = helpers.recorded(helpers.release_notebook(ASSIGNMENT), exercise, student, results)
+        for index, cell in enumerate(notebook.cells):
+            grade_id = notebooks.meta(cell).get("grade_id")
+            is_try = cell.cell_type == "code" and not grade_id and index and "try" in errors
+            outputs = errors.get(grade_id, []) if grade_id else errors.get("try", []) if is_try else []
+            if outputs:
+                cell.outputs = [nbformat.from_dict(o) for o in outputs]
+        helpers.write(notebook, course.autograded / student / ASSIGNMENT / "softmax.ipynb")
+    found = report.class_findings(course, ASSIGNMENT)
+    for student, (_results, _errors, causes, row) in cases.items():
+        assert found.causes[student] == causes, student
+        assert row in found.rows[student], (student, found.rows[student])
+    path = report.write_report(course, ASSIGNMENT)   # no gradebook: said in one line, none made
+    page = path.read_text(encoding="utf-8")
+    assert f"The gradebook holds no grades of {ASSIGNMENT} yet" in page and "No roster:" in page
+    assert not (root / "gradebook.db").exists() and not (path.parent / "tests.csv").exists()
+    assert {row[0]: int(row[1]) for row in _csv(path.parent / "stops.csv")[1:]} == {
+        "syntax_error": 0, "missing_course_module": 1, "package_outside_course": 1, "timeout": 1, "crash": 1,
+        "other_error": 1}
