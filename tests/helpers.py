@@ -142,3 +142,12 @@ def central_difference(loss, array, index, step):
     down = loss()
     array[index] = saved
     return (up - down) / (2 * step)
+
+
+def is_number(cell):
+    """Whether a CSV cell reads as a number (a spreadsheet keeps it a number, never a formula)."""
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True

@@ -86,18 +86,10 @@ def _read(path):
         return list(csv.reader(handle))
 
 
-def _is_number(cell):
-    try:
-        float(cell)
-    except ValueError:
-        return False
-    return True
-
-
 def _no_formula(rows):
     for row in rows:
         for cell in row:
-            assert not cell.startswith(FORMULA) or _is_number(cell), (cell, row)
+            assert not cell.startswith(FORMULA) or helpers.is_number(cell), (cell, row)
 
 
 def _canvas_header_accepted(header):

@@ -238,20 +238,12 @@ def test_every_csv_reads_back_as_text_and_numbers_without_formulas(graded):
         assert len({len(row) for row in rows}) == 1, path.name   # no cell broke a row
         for row in rows:
             assert not any(cell.startswith(report_formula) for cell in row for report_formula in "=+@\t\r"), row
-            assert not any(cell.startswith("-") and not _is_number(cell) for cell in row), row
+            assert not any(cell.startswith("-") and not helpers.is_number(cell) for cell in row), row
     students = {row[0]: row[1] for row in _csv(folder / "instructor-only" / "students.csv")[1:]}
     assert students["cal-axis"] == "'=HYPERLINK(\"http://x\",\"Cal\")" and students["lia-late"] == "Lia 山田"
     mistakes = _csv(folder / "mistakes.csv")
     axis = next(row for row in mistakes if row[0] == "axis_ignored")
     assert float(axis[2]) == pytest.approx(1 / len(SUBMISSIONS)) and "`axis`" in axis[3]
-
-
-def _is_number(cell):
-    try:
-        float(cell)
-    except ValueError:
-        return False
-    return True
 
 
 @pytest.mark.nbgrader
