@@ -16,9 +16,9 @@ BIN    := $(CURDIR)/$(VENV)/bin
 # postgresql is the shared gradebook's server, chromium and a CJK font drive the
 # browser tests of the built book (Japanese glossary terms must render); graphviz
 # draws the book's diagrams in Noto Sans CJK (both editions' figures use it), so
-# `make book` installs both.
+# `make book` installs both; Info-ZIP's zip writes LMS zips as many LMSs do (no UTF-8 flag).
 BOOK_PACKAGES  := graphviz fonts-noto-cjk
-DEBIAN_PACKAGES := $(BOOK_PACKAGES) bubblewrap postgresql chromium
+DEBIAN_PACKAGES := $(BOOK_PACKAGES) bubblewrap postgresql chromium zip
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: book locales test check wheel book-packages debian-packages clean
