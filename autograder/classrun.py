@@ -234,9 +234,10 @@ def _visible_part(test_source):
 
 
 def engine_problems(autograded_dir):
-    """Timeouts and crashed processes, read back from the autograded notebooks' error outputs: the
-    learner's cells stopped past their time (named as a timed-out test's error; such a cell scores
-    nothing itself, so a full score can hide one), then the test cells'."""
+    """Errors, timeouts and crashed processes, read back from the autograded notebooks' error outputs:
+    the learner's solution cells stopped by an error (a SyntaxError, an import the course lacks ...) or past
+    their time (named as a timed-out test's error; such a cell scores nothing itself, so a full score
+    can hide one), then the test cells' timeouts and crashes."""
     problems = []
     for path in sorted(autograded_dir.glob("*.ipynb")):
         try:
@@ -246,10 +247,17 @@ def engine_problems(autograded_dir):
         timeout = Kind.TIMEOUT.error_name
         for number, cell in enumerate(cells, start=1):
             if cell.get("cell_type") == "code" and not notebooks.is_test_cell(cell):
-                problems += [f"{path.name}: {Kind.TIMEOUT.value} in cell {number}: "
-                             + str(output.get("evalue", "")).removeprefix(f"{timeout}: ")
-                             for output in cell.get("outputs", [])
-                             if output.get("output_type") == "error" and output.get("ename") == timeout]
+                for output in cell.get("outputs", []):
+                    if output.get("output_type") != "error":
+                        continue
+                    if output.get("ename") == timeout:
+                        problems.append(f"{path.name}: {Kind.TIMEOUT.value} in cell {number}: "
+                                        + str(output.get("evalue", "")).removeprefix(f"{timeout}: "))
+                    elif notebooks.meta(cell).get("solution"):   # her definitions stopped (a "try it" cell's
+                        # error is her answer, graded by the tests); the type as raised, quoted (a class may be
+                        # named anything)
+                        problems.append(f"{path.name}: cell {number} stopped with an error, "
+                                        f"{safe.quoted(str(output.get('ename', ''))[:80])}")
         for grade_id, ename, message in notebooks.test_cell_errors(path):
             kind = Kind.from_error_name(ename)
             if kind in (Kind.TIMEOUT, Kind.CRASHED):

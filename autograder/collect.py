@@ -382,7 +382,7 @@ def _write_student(course, assignment, student, files):
     folder = course.submitted / student
     new_folder = not folder.exists()
     target = folder / assignment
-    parts, refused = [], []
+    parts, refused, replaced = [], [], []
     try:
         target.mkdir(parents=True, exist_ok=True)
         for submission in files:
@@ -396,6 +396,7 @@ def _write_student(course, assignment, student, files):
             parts.append((part, submission))
         if parts:
             for old in target.glob("*.ipynb"):
+                replaced.append(old.name)
                 old.unlink()                              # the LMS's latest state replaces an earlier import
             for part, submission in parts:
                 os.replace(part, target / submission.file)
@@ -413,7 +414,7 @@ def _write_student(course, assignment, student, files):
         raise
     if not parts and new_folder:
         shutil.rmtree(folder, ignore_errors=True)
-    return [s for _, s in parts], refused
+    return [s for _, s in parts], refused, replaced
 
 
 def _record_names(course, names, entries=None):
@@ -530,9 +531,9 @@ def map_to_roster(entries, assignment, chosen):
                 unmapped[fallback] = f"{student} is also {', '.join(f for f in claimants if f != fallback)}"
                 del found[fallback]
     names = {}
-    for fallback, entry in found.items():
+    for fallback, entry in found.items():   # Canvas writes its own squashed "lastfirst": only Moodle's are names
         displays = {f.display for f in groups[fallback]}
-        if renamed(entry, displays):
+        if groups[fallback][0].layout == "moodle" and renamed(entry, displays):
             names[entry.student] = sorted(displays)[0]
     for submission in chosen:
         if submission.student in found:
@@ -606,7 +607,7 @@ def collect(course, assignment, archives=None, out=None):
     if missing:
         raise NotebookError(f"no such file: {', '.join(missing)}")
     entries = roster.load(course)                    # a damaged roster stops here, before anything is written
-    collected = {}
+    collected, replaced = {}, []
     with contextlib.ExitStack() as stack:   # each archive open from its first check to its last entry read
         chosen, clashing, skipped = choose(archives, assignment, exercise.notebook, stack)
         chosen, unmapped, renamed_names = apply_roster(course, entries, assignment, chosen, skipped)
@@ -615,7 +616,7 @@ def collect(course, assignment, archives=None, out=None):
             students.setdefault(submission.student, []).append(submission)
         for student, files in students.items():
             try:
-                written, refused = _write_student(course, assignment, student, files)
+                written, refused, earlier = _write_student(course, assignment, student, files)
             except Exception as error:   # that student's reason, never the end of the run
                 why = f"{student} not collected ({type(error).__name__}: {getattr(error, 'strerror', None) or error})"
                 skipped.extend((s.name, why) for s in files)
@@ -623,7 +624,9 @@ def collect(course, assignment, archives=None, out=None):
             skipped.extend(refused)
             if written:
                 collected[student] = written
-    _report(course, exercise, collected, skipped, out, entries, unmapped, renamed_names)
+            if written and earlier:
+                replaced.append(student)
+    _report(course, exercise, collected, skipped, out, entries, unmapped, renamed_names, replaced)
     if clashing:
         raise clash_error(clashing)
     return [s for files in collected.values() for s in files], skipped
@@ -656,7 +659,7 @@ def _online_text(entries, assignment, skipped):
     return students
 
 
-def _report(course, exercise, collected, skipped, out, entries=(), unmapped=None, renamed_names=None):
+def _report(course, exercise, collected, skipped, out, entries=(), unmapped=None, renamed_names=None, replaced=()):
     """Print what was collected and skipped, every name quoted and every student of the roster by
     her name (``roster.label``); record the students' names and where their files came from."""
     assignment = exercise.assignment
@@ -672,6 +675,9 @@ def _report(course, exercise, collected, skipped, out, entries=(), unmapped=None
                 + (f"; marked late by the LMS: {', '.join(map(label, late))}" if late else ""))
     if extra:
         _print(out, f"notebooks not named {exercise.notebook} (reported by grade): {', '.join(extra)}")
+    if replaced:
+        _print(out, f"replaced the notebooks of an earlier import for {len(replaced)} student(s) (this zip is the "
+                    f"LMS's latest): {', '.join(map(label, sorted(replaced)))}")
     online = _online_text(entries, assignment, skipped)
     listed = [(name, why) for name, why in skipped if why != ONLINE_TEXT]
     if listed:

@@ -224,6 +224,21 @@ def unmatched(course, assignment, students):
             f"{course.submitted_directory}/, in its case; or a student who has not submitted yet)")
 
 
+def untimed(course, assignment):
+    """One line naming the students extensions.csv gives a due date for ``assignment`` whose submission
+    has no submission time (``timestamp.txt``: an LMS's zip gives none, see ``collect``): nbgrader
+    computes no lateness for them, so the extension changes nothing here.  None when there is none."""
+    students = sorted(student for (student, name) in read_rows(course) if name == assignment
+                      and (course.submitted / student / assignment).is_dir()
+                      and not (course.submitted / student / assignment / "timestamp.txt").is_file())
+    if not students:
+        return None
+    return (f"{EXTENSIONS}: {len(students)} student(s) of {assignment} have no submission time (collected from "
+            f"an LMS's zip), so no late penalty is computed for them here and their extension changes nothing: "
+            f"give it in the LMS ({', '.join(map(safe.quoted, students[:20]))}"
+            + (" ..." if len(students) > 20 else "") + ")")
+
+
 def submitters(course, assignment, graded):
     """The students with a submission of ``assignment``: ``graded`` (those in the gradebook), and those
     collected and not graded yet."""
@@ -303,6 +318,9 @@ def refresh(course, config, assignment, out=sys.stdout):
     orphans = unmatched(course, assignment, submitters(course, assignment, graded))
     if orphans:
         print(orphans, file=out)
+    timeless = untimed(course, assignment)
+    if timeless:
+        print(timeless, file=out)
     if penalised:
         print(f"{assignment}: the late penalty of {len(penalised)} submission(s) changed ({EXTENSIONS}, the late "
               f"policy or a manual grade since): {', '.join(map(safe.quoted, penalised[:20]))}"

@@ -106,6 +106,8 @@ def add_parsers(commands):
                         help="Moodle: the user field the import matches rows by (default: email)")
     export.add_argument("--points-possible", action="store_true",
                         help="Canvas: add the 'Points Possible' row (Canvas then sets the assignment's points)")
+    export.add_argument("--partial", action="store_true",
+                        help="export even while written answers await hand grading (the scores so far)")
     export.add_argument("--course-root", help="course folder (default: the repository)")
     feedback = commands.add_parser("release_feedback", help="every student's feedback page in a zip the LMS's "
                                                             "bulk upload matches (Canvas or Moodle)")
@@ -121,7 +123,7 @@ def main(args):
     course = courses.from_config(config)
     if args.command == "export":
         lines = export(course, config, args.assignment, args.to, Path(args.file), column=args.column,
-                       key=args.key, points_possible=args.points_possible)
+                       key=args.key, points_possible=args.points_possible, partial=args.partial)
     else:
         lines = release_feedback(course, args.assignment, args.to, Path(args.zip))
     for line in lines:
@@ -144,9 +146,12 @@ def number(value):
 
 
 def _grades(course, assignment):
-    """{student: (score after the late penalty, max score)} of every submission of ``assignment`` in the
-    gradebook, and the assignment's max score; NotebookError when the gradebook has none."""
+    """({student: score after the late penalty}, the assignment's max score, {student: points of written
+    answers nobody has graded yet}) of every submission of ``assignment`` in the gradebook; NotebookError
+    when the gradebook has none."""
     from nbgrader.api import Gradebook, MissingEntry
+
+    from .feedback import awaits_grading
     with warnings.catch_warnings():   # nbgrader 0.9 on SQLAlchemy 2 warns about its own autoflush
         warnings.simplefilter("ignore")
         with Gradebook(course.gradebook_url) as gradebook:
@@ -155,11 +160,22 @@ def _grades(course, assignment):
             except MissingEntry:
                 raise NotebookError(f"the gradebook has no grades of {assignment}: grade it first "
                                     f"(python -m autograder grade {assignment})") from None
-            grades = {}
+            grades, awaiting = {}, {}
             for submission in gradebook.assignment_submissions(assignment):
                 penalty = float(submission.late_submission_penalty or 0.0)
                 grades[submission.student.id] = max(0.0, float(submission.score) - penalty)
-    return grades, max_score
+                waiting = sum(grade.max_score for notebook in submission.notebooks for grade in notebook.grades
+                              if awaits_grading(grade))
+                if waiting:
+                    awaiting[submission.student.id] = float(waiting)
+    return grades, max_score, awaiting
+
+
+def _awaiting_line(course, assignment, awaiting):
+    """The line naming the students whose written answers nobody has graded yet (``feedback.awaits_grading``)."""
+    points = sum(awaiting.values())
+    return (f"{len(awaiting)} student(s) of {assignment} have written answers not graded yet ({points:g} points in "
+            f"all; grade them in Formgrader): {_names(course, sorted(awaiting), 10)}")
 
 
 def _check_column(column, lms):
@@ -191,7 +207,8 @@ def _canvas_name(entry, student):
     return entry.display
 
 
-def export(course, config, assignment, lms, destination, *, column=None, key="email", points_possible=False):
+def export(course, config, assignment, lms, destination, *, column=None, key="email", points_possible=False,
+           partial=False):
     """Write the grades of ``assignment`` as ``lms`` imports them into ``destination``; return the lines to print."""
     from . import late, roster
     course.exercise(assignment)                    # a typo: one line listing the course's assignments
@@ -204,7 +221,10 @@ def export(course, config, assignment, lms, destination, *, column=None, key="em
         raise NotebookError(f"the late penalty of {len(stale)} submission(s) of {assignment} in the gradebook is out "
                             f"of date (extensions.csv, the late policy or a manual grade changed since): run "
                             f"python -m autograder grade {assignment} first ({_names(course, stale, 5)})")
-    grades, max_score = _grades(course, assignment)
+    grades, max_score, awaiting = _grades(course, assignment)
+    if awaiting and not partial:   # scores so far, uploaded as if final, are the LMS's grades from then on
+        raise NotebookError(_awaiting_line(course, assignment, awaiting) + "; or export the scores so far with "
+                            "--partial")
     entries = roster.by_student(course)
     claims, unmatched, unsafe = {}, [], []     # claims: {the LMS identity as the LMS compares it: [(student, row)]}
     for student in sorted(grades, key=lambda s: (entries[s].display if s in entries else s).casefold()):
@@ -260,7 +280,8 @@ def export(course, config, assignment, lms, destination, *, column=None, key="em
     lines = [f"wrote {destination}: {len(rows)} grade(s) of {assignment} (out of {number(max_score)}) for "
              f"{'Canvas: Grades > Import' if lms == 'canvas' else 'Moodle: Grades > Import > CSV file'}"]
     orphans = late.unmatched(course, assignment, late.submitters(course, assignment, grades))
-    return lines + reasons + ([orphans] if orphans else [])
+    return lines + reasons + ([orphans] if orphans else []) + \
+        ([_awaiting_line(course, assignment, awaiting) + " (--partial: these scores are not final)"] if awaiting else [])
 
 
 def _write_csv(handle, header, rows):

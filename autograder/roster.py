@@ -22,7 +22,8 @@ The files it reads, told apart by their header row (the English header the LMS w
   The student id is ``canvas-<ID>``, the id ``collect`` gives from Canvas's zip.
 * **Moodle's participants download** (Participants > select all > "Download table data as"
   CSV; ``user/action_redir.php``): ``First name, Last name`` then the site's identity fields
-  (``Email address`` by default; ``ID number``, ``Username`` where the site shows them).
+  (``Email address`` by default; ``ID number``, ``Username`` where the site shows them), and
+  ``Roles``: a participant who is not a ``Student`` (a teacher) is left out, and said.
 * **Moodle's gradebook export** (Grades > Export > Plain text file; ``grade/export/txt``):
   ``First name, Last name, ID number, Institution, Department, Email address``, the grade
   items, ``Last downloaded from this course``; comma, semicolon, colon or tab separated
@@ -79,6 +80,7 @@ MAX_NAME = 128                 # nbgrader's Student columns
 MAX_ID = 96                    # nbgrader's Student.id holds 128
 SEPARATORS = (",", ";", "\t", ":")
 TEST_STUDENT = "Student, Test"     # Canvas's "Test Student" (student view), sortable name
+STUDENT_ROLE = "Student"           # Moodle's role of the students (its participants page lists every role)
 CANVAS_ID = re.compile(r"[0-9]{1,20}")
 STUDENT_ID = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?")   # a roster id names folders: nothing else
 PARTICIPANT = re.compile(r"([0-9]{1,20})\s*$")   # "Participant 123456": Moodle strips its word, keeps the number
@@ -353,6 +355,10 @@ def _records(kind, header, rows, notes, left):
                                              login=_clean(cell(row, "Username")))))
             continue
         first, last = _clean(cell(row, "First name")), _clean(cell(row, "Last name", "Surname"))
+        roles = [role.strip() for role in cell(row, "Roles").split(",") if role.strip()]
+        if "Roles" in column and STUDENT_ROLE not in roles:   # the participants page lists teachers too
+            notes.append(f"left out the participants who are not students ({', '.join(roles) or 'no role'})")
+            continue
         if not (sis_id or email):
             unread.append(f"line {line}: {safe.quoted(f'{first} {last}')} has neither an ID number nor an email")
             continue

@@ -250,3 +250,22 @@ def test_a_due_date_out_of_range_stops_the_export_in_one_line(tmp_path):
     assert done.stderr == ("autograder: autograder/extensions.csv, row 2: the due date '9999-12-31T23:59:59-14:00' "
                            "is out of range: a year from 1970 to 9999 in UTC\n")
     assert not (tmp_path / "grades.csv").exists()
+
+
+def test_an_extension_for_a_submission_without_its_time_is_said_to_change_nothing(tmp_path):
+    """An LMS's zip gives no submission time: the extension of a student collected from one changes no
+    penalty here, and one line says so (an exchange submission, with its timestamp.txt, is not named)."""
+    root = helpers.course(tmp_path)
+    course = courses.course_at(root)
+    for student, stamped in (("canvas-7", False), ("exchange-8", True)):
+        folder = course.submitted / student / "01_softmax"
+        folder.mkdir(parents=True)
+        if stamped:
+            (folder / "timestamp.txt").write_text("2026-05-11 10:00:00.000000 UTC")
+    (root / "autograder" / "extensions.csv").write_text(
+        "student,assignment,due\ncanvas-7,01_softmax,2026-05-12T23:59:00+09:00\n"
+        "exchange-8,01_softmax,2026-05-12T23:59:00+09:00\n")
+    assert late.untimed(course, "01_softmax") == (
+        "autograder/extensions.csv: 1 student(s) of 01_softmax have no submission time (collected from an LMS's "
+        "zip), so no late penalty is computed for them here and their extension changes nothing: give it in the "
+        "LMS (canvas-7)")

@@ -85,6 +85,21 @@ def _moodle_class(root):
         "Li Hua_2002_assignsubmission_file/softmax.ipynb": lms_zips._notebook(lms_zips.WRONG)})
 
 
+def _grade_written_answers(root):
+    """Score every written answer, as the instructor does in Formgrader (its save sets the manual score)."""
+    import warnings
+
+    from nbgrader.api import Gradebook
+    with warnings.catch_warnings(), Gradebook(helpers.gradebook_url(root)) as gradebook:
+        warnings.simplefilter("ignore")   # nbgrader 0.9 on SQLAlchemy 2 warns about its own autoflush
+        for submission in gradebook.assignment_submissions("01_softmax"):
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    if grade.manual_score is None and grade.auto_score is None:
+                        grade.manual_score = 1.0
+        gradebook.db.commit()
+
+
 @pytest.mark.parametrize("lms", ["canvas", "moodle"])
 def test_every_term_command_on_the_page_runs(tmp_path, lms):
     commands = [c for c in shown_commands() if _for(lms, c)]
@@ -103,6 +118,8 @@ def test_every_term_command_on_the_page_runs(tmp_path, lms):
     assert "also holds folders" not in collected.stdout, collected.stdout   # the roster's id is Canvas's
     graded = _run(root, "python -m autograder grade 01_softmax --no-progress")
     assert graded.returncode == 0, graded.stderr
+    assert "named otherwise" not in collected.stdout, collected.stdout   # Canvas's "lastfirst" is no rename
+    _grade_written_answers(root)
     helpers.nbgrader("generate_feedback", "01_softmax", root=root)
     if lms == "canvas":
         assert "Ann Nobody (canvas-1010)" in collected.stdout          # submitted nothing, by her name

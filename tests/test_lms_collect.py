@@ -861,3 +861,14 @@ def test_collect_after_the_roster_points_out_the_folders_of_earlier_collects(ros
     out = _collect(rostered, archive)
     assert _line(out, "autograder/submitted/ also holds folders under the ids the archive gives").endswith(
         f"(both would be graded: remove the old ones): moodle-5550101 (now Zoë Martin ({S001}))")
+
+
+def test_a_second_import_says_whose_notebooks_it_replaced(tmp_path):
+    """Collecting again replaces each student's notebooks with the zip's (the LMS's latest): said, by name."""
+    root = helpers.course(tmp_path)
+    first = _collect(root, _zip(tmp_path / "october.zip", HONEST))
+    assert "replaced" not in first
+    again = _collect(root, _zip(tmp_path / "november.zip", {"alice_1001_5001_softmax.ipynb": _notebook(WRONG)}))
+    assert _line(again, "replaced ") == ("replaced the notebooks of an earlier import for 1 student(s) (this zip is "
+                                         "the LMS's latest): canvas-1001")
+    assert helpers.submitted(root, "canvas-1001").read_text() == _notebook(WRONG)

@@ -41,7 +41,7 @@ ROSTER = [
 
 
 def _gradebook(root):
-    """01_softmax with a code test (5 points) and a written answer (3), and five submissions:
+    """01_softmax with a code test (5 points) and a written answer (3, graded by hand), and five submissions:
     canvas-101: 5 automatic + 2 by hand = 7; canvas-102: 4 automatic, submitted 3 h late (10 % off: 0.4);
     canvas-103 (no roster entry): 5; moodle-id-77: 2; moodle-id-78 (no email): 1; exchange-bob: 3."""
     url = courses.course_at(root).gradebook_url
@@ -61,7 +61,7 @@ def _gradebook(root):
             test = gradebook.find_grade("test_softmax", "softmax", "01_softmax", student)
             test.auto_score = auto
             written = gradebook.find_grade("written", "softmax", "01_softmax", student)
-            written.auto_score, written.manual_score = None, manual
+            written.auto_score, written.manual_score = None, 0 if manual is None else manual   # graded by hand
             if late:
                 gradebook.find_submission_notebook("softmax", "01_softmax", student).late_submission_penalty = 0.4
         gradebook.db.commit()
@@ -332,7 +332,7 @@ def _submit(root, student, auto):
         gradebook.add_submission("01_softmax", student, timestamp=DUE - datetime.timedelta(hours=1))
         gradebook.find_grade("test_softmax", "softmax", "01_softmax", student).auto_score = auto
         written = gradebook.find_grade("written", "softmax", "01_softmax", student)
-        written.auto_score = written.manual_score = None
+        written.auto_score, written.manual_score = None, 0   # graded by hand
         gradebook.db.commit()
 
 
@@ -461,3 +461,22 @@ def test_two_students_claiming_one_canvas_user_are_left_out(tmp_path):
         "not in the zip, students claiming the same Canvas user id (which one's pages are right cannot be known): "
         "canvas-101 and zoe-old claim martinzoe_101_9001_ and martinzoe_LATE_101_9005_; remove the stale "
         "student's folder under autograder/submitted/ and autograder/feedback/ and collect 01_softmax again"]
+
+
+def test_written_answers_not_graded_yet_stop_the_export_unless_partial(course, tmp_path):
+    """Scores so far, uploaded as if final, would be the LMS's grades: the export names who awaits hand
+    grading and writes nothing; --partial writes the scores so far and says they are not final."""
+    course, config = course
+    with warnings.catch_warnings(), Gradebook(course.gradebook_url) as gradebook:
+        warnings.simplefilter("ignore")
+        gradebook.find_grade("written", "softmax", "01_softmax", "canvas-103").manual_score = None
+        gradebook.db.commit()
+    out = tmp_path / "grades.csv"
+    with pytest.raises(NotebookError, match=r"1 student\(s\) of 01_softmax have written answers not graded yet "
+                                            r"\(3 points in all; grade them in Formgrader\): canvas-103; or export "
+                                            r"the scores so far with --partial"):
+        lms.export(course, config, "01_softmax", "canvas", out, column="01 Softmax (1234)")
+    assert not out.exists()
+    lines = lms.export(course, config, "01_softmax", "canvas", out, column="01 Softmax (1234)", partial=True)
+    assert lines[-1].endswith("canvas-103 (--partial: these scores are not final)")
+    assert ["", "103", "", "", "", "5"] in [row[:1] and ["", *row[1:]] for row in _read(out)]

@@ -101,6 +101,10 @@ def graded(tmp_path_factory):
         setattr(config.SandboxedExecute, name, value)
     outcomes = classrun.grade_class(ASSIGNMENT, jobs=2, config=config, progress=False)
     assert sorted(o.student for o in outcomes) == sorted(SUBMISSIONS)
+    # the class run's one-line reason names the error that stopped a learner's definitions
+    reasons = {o.student: o.line for o in outcomes}
+    assert "softmax.ipynb: cell" in reasons["sid-syntax"] and "stopped with an error, SyntaxError" in reasons["sid-syntax"]
+    assert "stopped with an error, ModuleNotFoundError" in reasons["tor-import"]
     _hand_grades(root)
     _roster(root)
     collected = root / "autograder" / "collected"

@@ -379,3 +379,13 @@ def test_names_compare_as_moodle_writes_them():
     entry = roster.Entry("x", first_name="Zoë", last_name="O'Brien")
     assert roster.name_key("ZOE\u0308  OBrien") in roster.name_keys(entry)      # NFD, case, spaces; Moodle drops the "'"
     assert roster.name_key("O'Brien Zoë") in roster.name_keys(entry)             # a site writing "Last First"
+
+
+def test_the_participants_page_lists_teachers_who_are_left_out(root, tmp_path):
+    header = ["First name", "Last name", "Email address", "Roles", "Groups", "Last access to course", "Status"]
+    rows = [["Zoë", "Müller", "zoe@uni.example", "Student", "No groups", "2 days", "Active"],
+            ["Ada", "Teacher", "ada@uni.example", "Teacher", "No groups", "1 hour", "Active"],
+            ["Sam", "Both", "sam@uni.example", "Student, Non-editing teacher", "No groups", "1 hour", "Active"]]
+    summary = _summary(root, _file(tmp_path, "courseid_7_participants.csv", _csv([header, *rows], bom=True)))
+    assert {e.display for e in roster.load(root)} == {"Zoë Müller", "Sam Both"}
+    assert "left out the participants who are not students (Teacher)" in summary
