@@ -52,6 +52,7 @@ class Outcome:
     problems: list = dataclasses.field(default_factory=list)   # one-line reasons
     record: str = ""             # digest of the automatic scores the gradebook held (see ``_record``)
     by_hand: float = 0.0         # points of written answers that await the instructor's grading
+    late_penalty: float = 0.0    # the gradebook's late penalty (autograder/late.py), not taken off ``score``
 
     @property
     def line(self):
@@ -329,7 +330,8 @@ def _outcome(gradebook, assignment, student, graded, problems):
     if submission is None:
         return Outcome(student, False, 0.0, 0.0, problems + ["the gradebook holds no submission"])
     return Outcome(student, graded, float(submission.score), float(submission.max_score), problems,
-                   _record(submission), _awaiting(submission) if graded else 0.0)
+                   _record(submission), _awaiting(submission) if graded else 0.0,
+                   float(submission.late_submission_penalty or 0.0))
 
 
 def _awaiting(submission):
@@ -423,8 +425,8 @@ def ensure_assignment(course, config, exercise, out=sys.stdout):
             f"{exercise.assignment} is not in the gradebook and could not be added from "
             f"{exercise.source_path}: {nbgrader_error(result)} (run `nbgrader generate_assignment "
             f"{exercise.assignment}` from autograder/ to see why)")
-    print(f"the gradebook had no assignment {exercise.assignment}: added it from {exercise.source_path} "
-          f"(as nbgrader generate_assignment does)", file=out)
+    print(f"the gradebook had no notebook of {exercise.assignment}: added it from {exercise.source_path} "
+          f"(as nbgrader generate_assignment does; a due date already set is kept)", file=out)
     return True
 
 
@@ -719,7 +721,7 @@ def _read_journal(path):
 
 def print_summary(assignment, outcomes, out=sys.stdout, course=None):
     """Every student's score, sorted by student, with the points of written answers that await grading by
-    hand, and the reason beside each submission that needs a look.  With the ``course``, a student of its
+    hand and the late penalty the export takes off, and the reason beside each submission that needs a look.  With the ``course``, a student of its
     roster is shown by her name, "Zoë Martin (canvas-12345)" (``roster.label``)."""
     from . import roster
     graded = sum(o.graded for o in outcomes)
@@ -734,7 +736,7 @@ def print_summary(assignment, outcomes, out=sys.stdout, course=None):
     names = {o.student: roster.label(course, o.student, people) if o.student in people else safe.quoted(o.student)
              for o in outcomes}
     scores = {o.student: f"{o.score:g}/{o.max_score:g}" + (f" (+{o.by_hand:g} by hand)" if o.by_hand else "")
-              for o in outcomes}
+              + (f" (-{o.late_penalty:g} late)" if o.late_penalty else "") for o in outcomes}
     width, score_width = max(map(len, names.values())), max(map(len, scores.values()))
     for o in sorted(outcomes, key=lambda o: o.student):
         line = f"  {names[o.student]:<{width}}  {scores[o.student]:>{score_width}}"

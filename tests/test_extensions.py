@@ -269,3 +269,11 @@ def test_an_extension_for_a_submission_without_its_time_is_said_to_change_nothin
         "autograder/extensions.csv: 1 student(s) of 01_softmax have no submission time (collected from an LMS's "
         "zip), so no late penalty is computed for them here and their extension changes nothing: give it in the "
         "LMS (canvas-7)")
+
+
+def test_the_class_runs_summary_shows_the_late_penalty_the_export_takes_off():
+    from autograder import classrun
+    summary = io.StringIO()
+    classrun.print_summary("01_softmax", [classrun.Outcome("late-1", True, 7, 8, late_penalty=0.7),
+                                          classrun.Outcome("on-time", True, 8, 8)], out=summary)
+    assert summary.getvalue().splitlines()[1:] == ["  late-1   7/8 (-0.7 late)", "  on-time              8/8"]

@@ -103,7 +103,7 @@ def test_a_new_postgresql_gradebook_is_given_the_assignment(tmp_path, new_postgr
     db_url = new_postgres_database()   # empty: no generate_assignment ran against it
     graded = _grade(root, db_url)
     assert graded.returncode == 0, graded.stderr
-    assert "the gradebook had no assignment 01_softmax: added it from" in graded.stdout
+    assert "the gradebook had no notebook of 01_softmax: added it from" in graded.stdout
     assert _scores(db_url) == EXPECTED
 
 
