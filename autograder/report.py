@@ -19,17 +19,29 @@ For one assignment, what the class got wrong and where it lost its points:
   a module of the course (numpy, Python's own, the book's library, which the
   grader hides from learner code) or of a package outside it (``import
   torch``), a timeout, a crash, another error in a cell that defines the graded
-  functions.  They are read from what the grader recorded (each test's kind,
-  sealed) and from the ``ename`` of the error outputs it wrote in the learner's
-  cells, never from an error's message; only a missing module's name is taken
-  from its message (``No module named 'torch'``), checked to be a module name,
-  and shown to the instructor only.  A student whose tests failed for such a
-  cause, with no catalogued mistake named, counts as ``(stopped by an error)``
-  (a cell's timeout: ``(timeout or crash)``) in the mistakes' table, not as a
-  wrong answer.
+  functions.  A timeout and a crash are read from what the grader recorded
+  (each test's kind, sealed).  The other causes are counted only for a student
+  whose tests failed, only for an error in a cell that defines the graded code
+  (a solution cell of the source notebook), and never on the word of the
+  error's name (``ename``), which a learner's own ``raise SyntaxError`` or
+  ``class ModuleNotFoundError`` sets: a syntax error only when the cell's code
+  does not compile (IPython's magics transformed or left out, as the grader
+  runs them); a failed import only when the cell's code imports that module
+  (``import``/``from ... import``, top-level package compared), whose name is
+  taken from the message (``No module named 'torch'``), checked to be a module
+  name and shown to the instructor only; any other error of such a cell is
+  ``other_error``.  A student whose tests failed for such a cause, with no
+  catalogued mistake named, counts as ``(stopped by an error)`` (a cell's
+  timeout: ``(timeout or crash)``) in the mistakes' table, not as a wrong
+  answer.
 * **Late submissions**: nbgrader's ``total_seconds_late`` (the due date with the
-  student's extension) and late penalty, and the LMS's own mark when ``collect``
-  recorded one (``autograder/collected/ASSIGNMENT.json``).
+  student's extension), shown as a duration rounded up to the second (``1 s``,
+  ``1 d 0 h 0 min 1 s``: a late submission never reads 0), and late penalty,
+  and the LMS's own mark when ``collect`` recorded one
+  (``autograder/collected/ASSIGNMENT.json``).  The penalties are checked as the
+  export checks them (``late.stale``): those that extensions.csv, the late
+  policy or a manual grade has changed since are counted in one line, which
+  says that ``python -m autograder grade ASSIGNMENT`` brings them up to date.
 * **Who submitted nothing**: the roster's students (``autograder/roster.json``,
   ``python -m autograder roster import``) with no submission.
 
@@ -58,7 +70,7 @@ from pathlib import Path
 from . import course_secret, i18n, notebooks
 from .checks import SHARED_MISTAKES
 from .export import spreadsheet_text
-from .i18n import N_, _, pgettext
+from .i18n import N_, _, ngettext, pgettext
 from .preprocessors import read_record
 from .results import NOT_ATTEMPTED, Kind
 
@@ -87,6 +99,7 @@ CAUSES = {"syntax_error": N_("a syntax error: the cell did not run at all, so no
           "crash": N_("the process running the learner's code died (killed, or out of memory)"),
           "other_error": N_("another error in a cell that defines the graded functions")}
 SYNTAX_ERRORS = {"SyntaxError", "IndentationError", "TabError"}
+FAILING = (Kind.FAILED, Kind.TIMEOUT, Kind.CRASHED)   # how a test ends when it failed (else passed, or no verdict)
 _EXCEPTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 _NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z_][A-Za-z0-9_]{0,99}"
                         r"(?:\.[A-Za-z_][A-Za-z0-9_]{0,99}){0,20})'")
@@ -135,10 +148,11 @@ def class_findings(course, assignment):
         results, errors = graded
         found, unexplained = set(), False
         stops = collections.defaultdict(set)
-        for solution_cell, ename, evalue in errors:
-            cause = _cell_cause(solution_cell, ename, evalue, modules)
-            if cause is not None:
-                stops[cause[0]].update(cause[1:])
+        if any(kind in FAILING for kind, _findings in results):   # an error that stopped nothing graded is none
+            for source, ename, evalue in errors:
+                cause = _cell_cause(source, ename, evalue, modules)
+                if cause is not None:
+                    stops[cause[0]].update(cause[1:])
         cell_causes = set(stops)
         for kind, findings in results:
             named = set(findings) & set(catalogued)
@@ -171,8 +185,9 @@ def count_mistakes(course, assignment):
 
 def _graded(key, exercise, folder, student):
     """([(Kind, findings)] of every test of ``exercise`` that the grader recorded in the student's autograded
-    notebook (a failed test's only), [(in a solution cell, ename, evalue)] of the error outputs of the
-    learner's code cells), or None unless every test holds a record whose seal verifies."""
+    notebook (a failed test's only), [(the cell's source, ename, evalue)] of the error outputs of the cells
+    that define the graded code: the source notebook's solution cells), or None unless every test holds a
+    record whose seal verifies."""
     source = exercise.source
     path = folder / f"{source.name}.ipynb"
     try:
@@ -191,35 +206,74 @@ def _graded(key, exercise, folder, student):
                 result = read_record(key, (exercise.assignment, source.name, student, grade_id), cell)
                 if result is not None:
                     recorded[grade_id] = result
-        elif cell.get("cell_type") == "code" and isinstance(cell.get("outputs"), list):
+        elif (cell.get("cell_type") == "code" and isinstance(grade_id, str) and grade_id in solution_cells
+              and notebooks.meta(cell).get("solution") is True and isinstance(cell.get("outputs"), list)):
+            code = cell.get("source")
+            code = "".join(code) if isinstance(code, list) else code if isinstance(code, str) else ""
             for output in cell["outputs"][:MAX_ERRORS - len(errors)]:
                 if isinstance(output, dict) and output.get("output_type") == "error":
                     ename, evalue = output.get("ename"), output.get("evalue")
-                    errors.append((isinstance(grade_id, str) and grade_id in solution_cells,
-                                   ename if isinstance(ename, str) else "", evalue if isinstance(evalue, str) else ""))
+                    errors.append((code, ename if isinstance(ename, str) else "",
+                                   evalue if isinstance(evalue, str) else ""))
     if any(test.grade_id not in recorded for test in source.tests):
         return None
     return [recorded[test.grade_id] for test in source.tests if recorded[test.grade_id][0] is not Kind.PASSED], errors
 
 
-def _cell_cause(solution_cell, ename, evalue, modules):
-    """(cause,) or (cause, module) of one error output of a learner's cell, or None when it stopped nothing
-    the report names: an error of a cell that only tries the functions (their wrong answer shows in the tests).
-    The grader names a cell's timeout ``Timeout`` and renames a learner's exception of that name; anything
-    that is not an exception's name (a dead process's sentence) is no cause: the test records say it."""
+def _cell_cause(source, ename, evalue, modules):
+    """(cause,) or (cause, module) of one error output of a cell that defines the graded code (``source``:
+    the cell's code as graded), or None when it is no error the report names.  Its name (``ename``) is the
+    learner's to choose (``raise SyntaxError(...)``, ``class ModuleNotFoundError``), so a cause is believed
+    only when the code shows it: a syntax error when the cell does not compile, a failed import when the
+    cell imports the module the message names; any other error is ``other_error``.  The grader names a
+    cell's timeout ``Timeout`` and renames a learner's exception of that name; anything that is not an
+    exception's name (a dead process's sentence) is no cause: the test records say it."""
     if not _EXCEPTION_NAME.fullmatch(ename):
         return None
-    if ename in SYNTAX_ERRORS:
-        return ("syntax_error",)
-    if ename == "ModuleNotFoundError":
-        found = _NO_MODULE.match(evalue)
-        if found is None:
-            return ("package_outside_course",)
-        module = found[1]
-        return ("missing_course_module" if module.partition(".")[0] in modules else "package_outside_course", module)
     if ename == Kind.TIMEOUT.error_name:
         return ("timeout",)
-    return ("other_error",) if solution_cell else None
+    if ename in SYNTAX_ERRORS and not _compiles(source):
+        return ("syntax_error",)
+    found = _NO_MODULE.match(evalue) if ename == "ModuleNotFoundError" else None
+    if found is not None and found[1].partition(".")[0] in _imported(source):
+        module = found[1]
+        return ("missing_course_module" if module.partition(".")[0] in modules else "package_outside_course", module)
+    return ("other_error",)
+
+
+_MAGIC_LINE = re.compile(r"^[ \t]*[%!].*$", re.MULTILINE)
+
+
+def _compiles(source):
+    """Whether a cell's code compiles as the grader runs it: as Python, else with IPython's syntax (magics,
+    ``!shell``) rewritten (``notebooks.learner_cells``), else with the lines of magics and shell commands
+    left out.  Only a SyntaxError is a cell that does not compile; anything else (a source too deep to
+    parse) is not shown to be one."""
+    for attempt in (lambda: source, lambda: notebooks._as_python(source), lambda: _MAGIC_LINE.sub("", source)):
+        try:
+            compile(attempt(), "<cell>", "exec", dont_inherit=True)
+            return True
+        except SyntaxError:
+            continue
+        except Exception:   # null bytes (ValueError), a recursion or memory limit: not a syntax error shown
+            return True
+    return False
+
+
+def _imported(source):
+    """The top-level names of the modules a cell's code imports (``import a.b``, ``from a.b import c``;
+    relative imports left out), as parsed, IPython's syntax rewritten; empty when it does not parse."""
+    try:
+        tree = ast.parse(notebooks._as_python(source))
+    except Exception:   # SyntaxError, ValueError, RecursionError, MemoryError: it imports nothing shown
+        return frozenset()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.partition(".")[0])
+    return frozenset(names)
 
 
 def course_modules(course):
@@ -234,17 +288,8 @@ def course_modules(course):
         except notebooks.NotebookError:
             continue
         for cell in cells:
-            if cell.get("cell_type") != "code":
-                continue
-            try:
-                tree = ast.parse(cell.source)
-            except (SyntaxError, ValueError):
-                continue
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Import):
-                    names.update(alias.name.partition(".")[0] for alias in node.names)
-                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                    names.add(node.module.partition(".")[0])
+            if cell.get("cell_type") == "code":
+                names |= _imported(cell.source)
     return frozenset(names)
 
 
@@ -383,6 +428,45 @@ def _lms_late(course, assignment):
             if isinstance(origin, dict) and origin.get("late") is True}
 
 
+class Stale(collections.namedtuple("Stale", "students reason")):
+    """The students whose late penalty in the gradebook is out of date (``late.stale``), or the one-line
+    reason they could not be checked (then ``students`` is empty)."""
+
+
+def _stale_penalties(course, assignment):
+    """The Stale penalties of ``assignment``, checked as the export checks them: the gradebook's late penalty
+    of each submission against the one extensions.csv and the course's late policy give now (nothing is
+    written).  Call it only when the gradebook holds the assignment (it would create an SQLite one)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from . import course as courses
+    from . import late as lateness
+    try:
+        return Stale(tuple(lateness.stale(course, courses.load_config(course.root), assignment)), None)
+    except notebooks.NotebookError as error:          # a bad extensions.csv: one line, the grade command's
+        return Stale((), str(error).splitlines()[0] if str(error) else type(error).__name__)
+    except (SQLAlchemyError, OSError) as error:        # never the gradebook's URL, which may hold a password
+        return Stale((), type(error).__name__)
+
+
+def _stale_lines(assignment, stale):
+    """["", the one line] saying that late penalties are out of date, or could not be checked; [] if neither."""
+    if stale.students:
+        return ["", ngettext("The late penalty of {count} submission in the gradebook is out of date (extensions.csv, "
+                             "the late policy or a manual grade changed since it was computed): this report shows "
+                             "the old one, and `python -m autograder grade {assignment}` brings it up to date.",
+                             "The late penalties of {count} submissions in the gradebook are out of date "
+                             "(extensions.csv, the late policy or a manual grade changed since they were "
+                             "computed): this report shows the old ones, and `python -m autograder grade "
+                             "{assignment}` brings them up to date.",
+                             len(stale.students)).format(count=len(stale.students), assignment=assignment)]
+    if stale.reason:
+        return ["", _("Whether the late penalties are up to date could not be checked (extensions.csv or the "
+                      "late policy could not be read): `python -m autograder grade {assignment}` says "
+                      "why.").format(assignment=assignment)]
+    return []
+
+
 # --------------------------------------------------------------------------- writing
 def _cjk_font():
     """The name of an installed font with Japanese glyphs, or None."""
@@ -407,6 +491,25 @@ def _md(text):
 
 def _number(value):
     return "–" if value is None else f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def _duration(seconds):
+    """A lateness as days, hours, minutes and seconds, from its largest unit to its smallest one that is not
+    zero, rounded up to the second: a late submission never reads 0 ("1 s", "2 h 5 min", "1 d 0 h 0 min 1 s")."""
+    if seconds is None or not math.isfinite(seconds):
+        return "–"
+    rest = max(0, math.ceil(seconds))
+    amounts = [rest // 86400, rest % 86400 // 3600, rest % 3600 // 60, rest % 60]
+    # Translators: the units of a duration ("1 d 0 h 0 min 1 s"); Japanese counts them 「1 日 0 時間 0 分 1 秒」.
+    units = [pgettext("duration", "{n} d"), pgettext("duration", "{n} h"), pgettext("duration", "{n} min"),
+             pgettext("duration", "{n} s")]
+    shown = [index for index, amount in enumerate(amounts) if amount] or [len(amounts) - 1]
+    return " ".join(units[i].format(n=amounts[i]) for i in range(shown[0], shown[-1] + 1))
+
+
+def _plain(value):
+    """A number as a spreadsheet reads it best: an integral float as an int."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def _percent(share):
@@ -481,7 +584,7 @@ def _statistics_chart(plt, path, assignment, tests):
     plt.close(fig)
 
 
-def _class_page(assignment, found, counts, rows, numbers, stops, late, lms_late, entries, nothing, written):
+def _class_page(assignment, found, counts, rows, numbers, stops, late, stale, lms_late, entries, nothing, written):
     """The lines of the page that names no student."""
     total = max(1, len(found.students))
     lines = ["# " + _("{assignment}: what the class got wrong").format(assignment=assignment), "",
@@ -543,6 +646,7 @@ def _class_page(assignment, found, counts, rows, numbers, stops, late, lms_late,
                        "any); their late penalties total {points} points.").format(
             count=sum(1 for seconds, _penalty in late.values() if seconds > 0), total=len(numbers.submissions),
             points=_number(penalty)))
+    lines += _stale_lines(assignment, stale)
     if lms_late:
         lines += ["", _("Marked late by the LMS when collected: {count}.").format(count=len(lms_late))]
 
@@ -561,9 +665,10 @@ def _class_page(assignment, found, counts, rows, numbers, stops, late, lms_late,
     return lines
 
 
-def _instructor_page(assignment, found, rows, late, lms_late, entries, nothing):
+def _instructor_page(assignment, found, rows, numbers, late, stale, lms_late, entries, nothing):
     """(Markdown lines, CSV rows) of the instructor's page: the students of each row."""
-    label = {student: _md(_label(entries, student)) for student in {*found.students, *late, *lms_late, *nothing}}
+    label = {student: _md(_label(entries, student))
+             for student in {*found.students, *late, *stale.students, *lms_late, *nothing}}
     csv_rows = []
     lines = ["# " + _("{assignment}: the students, for the instructor only").format(assignment=assignment), "",
              _("This page names students: it is for the instructor and the teaching assistants, not for the class, "
@@ -586,16 +691,28 @@ def _instructor_page(assignment, found, rows, late, lms_late, entries, nothing):
             csv_rows.append((student, "stopped", cause, " ".join(modules) or None))
 
     lines += ["", "## " + _("Late submissions"), ""]
-    if late or lms_late:
-        lines += ["| {} | {} | {} | {} |".format(_("student"), _("hours late"), _("late penalty"),
+    stale_lines = _stale_lines(assignment, stale)
+    if stale.students:   # the instructor's page names them
+        stale_lines[-1] += " " + _("Out of date: {students}.").format(
+            students=pgettext("list separator", ", ").join(label[s] for s in sorted(stale.students)))
+    elif stale.reason:
+        stale_lines[-1] += f" ({_md(stale.reason)})"
+    lines += [*stale_lines[1:], *([""] if stale_lines else [])]
+    submissions = numbers.submissions if numbers else {}
+    if late or lms_late or stale.students:
+        lines += ["| {} | {} | {} | {} |".format(_("student"), _("time late"), _("late penalty"),
                                                  _("marked late by the LMS")), "|---|---:|---:|---|"]
-        for student in sorted({*late, *lms_late}):
-            seconds, penalty = late.get(student, (None, None))
-            hours = None if seconds is None else round(seconds / 3600, 2)
+        for student in sorted({*late, *lms_late, *stale.students}):
+            seconds, penalty = late.get(student, submissions.get(student, (None, None)))
             marked = _("yes") if student in lms_late else ""
-            lines.append(f"| {label[student]} | {_number(hours)} | {_number(penalty)} | {marked} |")
+            out_of_date = " " + _("(out of date)") if student in stale.students else ""
+            lines.append(f"| {label[student]} | {_duration(seconds)} | {_number(penalty)}{out_of_date} | {marked} |")
             if seconds is not None:
-                csv_rows += [(student, "late", "hours_late", hours), (student, "late", "late_penalty", penalty)]
+                csv_rows += [(student, "late", "seconds_late", _plain(seconds)),
+                             (student, "late", "time_late", _duration(seconds)),
+                             (student, "late", "late_penalty", penalty)]
+            if student in stale.students:
+                csv_rows.append((student, "late", "late_penalty_out_of_date", 1))
             if student in lms_late:
                 csv_rows.append((student, "late", "marked_late_by_lms", 1))
     else:
@@ -628,6 +745,7 @@ def write_report(course, assignment, out_dir=None, language=i18n.ENGLISH):
     lms_late = _lms_late(course, assignment)
     late = {student: (seconds, penalty) for student, (seconds, penalty) in (numbers.submissions.items() if numbers
                                                                            else ()) if seconds > 0 or penalty > 0}
+    stale = _stale_penalties(course, assignment) if numbers else Stale((), None)
     submitted = {*found.students, *(numbers.submissions if numbers else ()),
                  *(p.parent.name for p in course.submitted.glob(f"*/{assignment}") if p.is_dir())}
     nothing = sorted(student for student in entries if student not in submitted)
@@ -665,8 +783,10 @@ def write_report(course, assignment, out_dir=None, language=i18n.ENGLISH):
                        [_("notebook"), _("test"), _("points from"), _("points to"), _("students")],
                        [(t.notebook, t.grade_id, low, high, count) for t in numbers.tests
                         for low, high, count in t.histogram()])
-        page = _class_page(assignment, found, counts, rows, numbers, stops, late, lms_late, entries, nothing, written)
-        instructor, csv_rows = _instructor_page(assignment, found, rows, late, lms_late, entries, nothing)
+        page = _class_page(assignment, found, counts, rows, numbers, stops, late, stale, lms_late, entries, nothing,
+                           written)
+        instructor, csv_rows = _instructor_page(assignment, found, rows, numbers, late, stale, lms_late, entries,
+                                                nothing)
         _write_csv(private / "students.csv", [_("student"), _("name"), _("topic"), _("item"), _("value")],
                    [(s, entries[s].display if s in entries else "", topic, item, value)
                     for s, topic, item, value in csv_rows])

@@ -190,6 +190,7 @@ def test_a_row_naming_no_submission_is_said_in_one_line(tmp_path):
     root = helpers.course(tmp_path)
     _graded(root, "canvas-101", "canvas-102", "moodle-alice-at-uni-example")
     helpers.write(helpers.submission("01_softmax", CORRECT.read_text()), helpers.submitted(root, "canvas-104"))
+    (helpers.submitted(root, "canvas-104").parent / "timestamp.txt").write_text("2026-01-11 10:00:00.000000 UTC")
     _extensions(root, "student,assignment,due\n"
                       "canvas-101,01_softmax,2026-01-12T00:00Z\n"
                       "CANVAS-102,01_softmax,2026-01-12T00:00Z\n"
