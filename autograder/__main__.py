@@ -9,7 +9,7 @@
   python -m autograder roster import FILE        the class list an LMS exports (Canvas or Moodle)
   python -m autograder export ASSIGNMENT --to canvas|moodle FILE      grades, as the LMS's gradebook imports them
   python -m autograder release_feedback ASSIGNMENT --to canvas|moodle ZIP   feedback, as the LMS uploads it
-  python -m autograder similarity ASSIGNMENT     pairs of submissions whose solution cells are alike
+  python -m autograder similarity ASSIGNMENT     pairs of submissions whose code is alike
 
 Exit status: 0 when the work was done (whatever the scores), non-zero with a
 one-line reason on stderr when it could not be.  The self-check's language:

@@ -420,6 +420,18 @@ def _label(entries, student):
     return f"{entry.display} ({student})" if entry is not None and entry.display != student else student
 
 
+def _untimed(course, assignment):
+    """The students whose submission carries no submission time (no ``timestamp.txt``: collected from an
+    LMS's zip, which gives none): nbgrader cannot tell whether they are late."""
+    return {folder.parent.name for folder in course.submitted.glob(f"*/{assignment}")
+            if folder.is_dir() and not (folder / "timestamp.txt").is_file()}
+
+
+def _untimed_line(untimed):
+    return _("The lateness of {count} submission(s) is not known here: collected from an LMS's zip, they carry no "
+             "submission time (the LMS's own grading page shows it).").format(count=len(untimed))
+
+
 def _lms_late(course, assignment):
     """The students whose submission the LMS marked late when ``collect`` imported it (``collect.origins``)."""
     from . import collect
@@ -584,7 +596,8 @@ def _statistics_chart(plt, path, assignment, tests):
     plt.close(fig)
 
 
-def _class_page(assignment, found, counts, rows, numbers, stops, late, stale, lms_late, entries, nothing, written):
+def _class_page(assignment, found, counts, rows, numbers, stops, late, stale, lms_late, entries, nothing, written,
+                untimed=()):
     """The lines of the page that names no student."""
     total = max(1, len(found.students))
     lines = ["# " + _("{assignment}: what the class got wrong").format(assignment=assignment), "",
@@ -626,9 +639,12 @@ def _class_page(assignment, found, counts, rows, numbers, stops, late, stale, lm
                          f"{_number(test.lost)} | {histogram} |")
 
     lines += ["", "## " + _("Errors that stopped the code, by cause"), "",
-              _("A student counts once per cause. The causes are read from how the grader recorded each test's "
-                "end and from the type of each error the learner's cells raised, never from the error's "
-                "message; the modules an import missed are listed on the instructor's page only."), "",
+              _("A student counts once per cause, and only a student whose tests failed. A timeout or a crash "
+                "is read from how the grader recorded each test's end; the other causes only from an error in a "
+                "cell that defines the graded code, checked against that cell's code, never taken from the "
+                "error's name or message: a syntax error when the code does not compile, a failed import when "
+                "the code imports that module, else another error. The modules an import missed are listed on "
+                "the instructor's page only."), "",
               "| {} | {} | {} | {} |".format(_("cause"), _("students"), _("share"), _("what it means")),
               "|---|---:|---:|---|"]
     for cause, text in CAUSES.items():
@@ -647,6 +663,8 @@ def _class_page(assignment, found, counts, rows, numbers, stops, late, stale, lm
             count=sum(1 for seconds, _penalty in late.values() if seconds > 0), total=len(numbers.submissions),
             points=_number(penalty)))
     lines += _stale_lines(assignment, stale)
+    if untimed:
+        lines += ["", _untimed_line(untimed)]
     if lms_late:
         lines += ["", _("Marked late by the LMS when collected: {count}.").format(count=len(lms_late))]
 
@@ -665,7 +683,7 @@ def _class_page(assignment, found, counts, rows, numbers, stops, late, stale, lm
     return lines
 
 
-def _instructor_page(assignment, found, rows, numbers, late, stale, lms_late, entries, nothing):
+def _instructor_page(assignment, found, rows, numbers, late, stale, lms_late, entries, nothing, untimed=()):
     """(Markdown lines, CSV rows) of the instructor's page: the students of each row."""
     label = {student: _md(_label(entries, student))
              for student in {*found.students, *late, *stale.students, *lms_late, *nothing}}
@@ -703,7 +721,9 @@ def _instructor_page(assignment, found, rows, numbers, late, stale, lms_late, en
         lines += ["| {} | {} | {} | {} |".format(_("student"), _("time late"), _("late penalty"),
                                                  _("marked late by the LMS")), "|---|---:|---:|---|"]
         for student in sorted({*late, *lms_late, *stale.students}):
-            seconds, penalty = late.get(student, submissions.get(student, (None, None)))
+            # an LMS's mark alone: nbgrader's lateness not shown; a penalty out of date: the gradebook's numbers
+            known = late.get(student) or (submissions.get(student) if student in stale.students else None)
+            seconds, penalty = known or (None, None)
             marked = _("yes") if student in lms_late else ""
             out_of_date = " " + _("(out of date)") if student in stale.students else ""
             lines.append(f"| {label[student]} | {_duration(seconds)} | {_number(penalty)}{out_of_date} | {marked} |")
@@ -715,6 +735,8 @@ def _instructor_page(assignment, found, rows, numbers, late, stale, lms_late, en
                 csv_rows.append((student, "late", "late_penalty_out_of_date", 1))
             if student in lms_late:
                 csv_rows.append((student, "late", "marked_late_by_lms", 1))
+    elif untimed:
+        lines.append(_untimed_line(untimed))
     else:
         lines.append(_("No submission is late."))
 
@@ -758,8 +780,8 @@ def write_report(course, assignment, out_dir=None, language=i18n.ENGLISH):
     written = {"csv": ["mistakes.csv", *(["tests.csv", "scores.csv"] if numbers else []), "stops.csv"],
                "private": [f"{INSTRUCTOR_ONLY}/students.md", f"{INSTRUCTOR_ONLY}/students.csv"]}
     if not numbers:
-        for stale in ("tests.csv", "scores.csv", "statistics.png"):
-            (out_dir / stale).unlink(missing_ok=True)
+        for name in ("tests.csv", "scores.csv", "statistics.png"):
+            (out_dir / name).unlink(missing_ok=True)
 
     style, chart_language = _chart_context(language)
     with i18n.language(chart_language), matplotlib.rc_context(style):
@@ -783,10 +805,11 @@ def write_report(course, assignment, out_dir=None, language=i18n.ENGLISH):
                        [_("notebook"), _("test"), _("points from"), _("points to"), _("students")],
                        [(t.notebook, t.grade_id, low, high, count) for t in numbers.tests
                         for low, high, count in t.histogram()])
+        untimed = _untimed(course, assignment)
         page = _class_page(assignment, found, counts, rows, numbers, stops, late, stale, lms_late, entries, nothing,
-                           written)
+                           written, untimed)
         instructor, csv_rows = _instructor_page(assignment, found, rows, numbers, late, stale, lms_late, entries,
-                                                nothing)
+                                                nothing, untimed)
         _write_csv(private / "students.csv", [_("student"), _("name"), _("topic"), _("item"), _("value")],
                    [(s, entries[s].display if s in entries else "", topic, item, value)
                     for s, topic, item, value in csv_rows])

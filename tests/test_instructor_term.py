@@ -144,4 +144,6 @@ def test_every_term_command_on_the_page_runs(tmp_path, lms):
                 assert any(name.startswith("Zoë Martin_2001_assignsubmission_file") for name in names), names
     reports = root / "autograder" / "reports" / "01_softmax"
     assert {"misconceptions.md", "tests.csv", "statistics.png"} <= {p.name for p in reports.iterdir()}
+    page = (reports / "misconceptions.md").read_text(encoding="utf-8")   # the page's last report: --lang ja
+    assert f"{5 if lms == 'canvas' else 2} 件の提出物は、ここでは遅延の有無がわからない" in page   # no time in a zip
     assert (root / "autograder" / "similarity" / "01_softmax" / "index.html").is_file()

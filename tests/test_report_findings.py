@@ -9,6 +9,7 @@ brings is removed when it is graded, and one found in a notebook graded without
 the project's engine does not verify: that notebook counts as unknown.
 """
 import copy
+import csv
 import json
 
 import pytest
@@ -174,3 +175,124 @@ def test_the_records_hold_ids_not_text(graded):
                if preprocessors.RECORD in cell["metadata"]]
     assert len(records) == len(helpers.exercise(ASSIGNMENT).source.tests)
     assert all(set(r) == {"kind", "findings", "seal"} and r["findings"] == [] for r in records), records
+
+
+# --------------------------------------------------------------------------- the causes a learner can name
+# A learner chooses an error's name: ``raise SyntaxError(...)``, a class of her own called
+# ModuleNotFoundError, an import in a cell that is not graded.  The report counts a cause only for a student
+# whose tests failed, only for an error of a cell that defines the graded code, and only as that cell's code
+# shows it (it does not compile; it imports the module).  The reviewer's forged cases, graded for real.
+GOOD = ("def softmax(x, axis=-1):\n"
+        "    x = np.asarray(x, dtype=float)\n"
+        "    m = np.max(x, axis=axis, keepdims=True)\n"
+        "    m = np.where(np.isfinite(m), m, 0.0)\n"
+        "    e = np.exp(x - m)\n"
+        "    return e / np.sum(e, axis=axis, keepdims=True)\n")
+WRONG = GOOD.replace("return e / np.sum(", "return 1.01 * e / np.sum(")   # no catalogued mistake names it
+FAKE_SYNTAX = "\nraise SyntaxError('invalid syntax (<ipython>, line 1)')\n"
+FAKE_TORCH = "\nraise ModuleNotFoundError(\"No module named 'torch'\")\n"
+FAKE_NUMPY = "\nclass ModuleNotFoundError(Exception): pass\nraise ModuleNotFoundError(\"No module named 'numpy'\")\n"
+BROKEN = "def softmax(x, axis=-1):\n    return (\n"
+# student: (solution cell, "try it" cell or None, the causes expected, the mistakes' row expected or None)
+FORGED = {
+    "fake_syntax": (GOOD + FAKE_SYNTAX, None, {}, None),                 # full marks: no cause, no row
+    "fake_torch": (GOOD + FAKE_TORCH, None, {}, None),
+    "fake_numpy": (GOOD + FAKE_NUMPY, None, {}, None),
+    "fake_timeout": (GOOD + "\nclass Timeout(Exception): pass\nraise Timeout('x')\n", None, {}, None),
+    "scratch_torch": (GOOD, "import torch\n", {}, None),
+    "scratch_syntax": (GOOD, "def f(:\n", {}, None),
+    "wrong_plus_scratch_import": (WRONG, "import torch\n", {}, report.OTHER),
+    "wrong_plus_scratch_syntax": (WRONG, "def f(:\n", {}, report.OTHER),
+    "wrong_only": (WRONG, None, {}, report.OTHER),
+    "wrong_fake_syntax": (WRONG + FAKE_SYNTAX, None, {"other_error": set()}, report.STOPPED),
+    "wrong_fake_torch": (WRONG + FAKE_TORCH, None, {"other_error": set()}, report.STOPPED),
+    "wrong_fake_numpy": (WRONG + FAKE_NUMPY, None, {"other_error": set()}, report.STOPPED),
+    "magic_wrong_fake_syntax": ("%matplotlib inline\n" + WRONG + FAKE_SYNTAX, None, {"other_error": set()},
+                                report.STOPPED),
+    "real_syntax": (BROKEN, None, {"syntax_error": set()}, report.STOPPED),
+    "magic_real_syntax": ("%matplotlib inline\n" + BROKEN, None, {"syntax_error": set()}, report.STOPPED),
+    "real_torch": ("import torch\n" + GOOD, None, {"package_outside_course": {"torch"}}, report.STOPPED),
+}
+
+
+def _forged_submission(solution, scratch):
+    notebook = helpers.submission(ASSIGNMENT, CORRECT)
+    [cell] = [c for c in notebook.cells if notebooks.meta(c).get("grade_id") == "softmax_solution"]
+    cell.source = solution
+    if scratch is not None:
+        # the "try your function here" cell: a code cell of the learner's own, not graded
+        try_cell = next(c for c in notebook.cells if c.cell_type == "code" and not notebooks.meta(c))
+        try_cell.source = scratch
+    return notebook
+
+
+@pytest.fixture(scope="module")
+def forged(tmp_path_factory):
+    root = helpers.course(tmp_path_factory.mktemp("forged"))
+    helpers.nbgrader("generate_assignment", ASSIGNMENT, root=root)
+    for student, (solution, scratch, _causes, _row) in FORGED.items():
+        helpers.write(_forged_submission(solution, scratch), helpers.submitted(root, student))
+    helpers.nbgrader("autograde", ASSIGNMENT, root=root)
+    return course_at(root)
+
+
+def _error_names(course, student):
+    notebook = notebooks.read_notebook(_autograded(course, student))
+    return {(notebooks.meta(cell).get("grade_id"), output["ename"]) for cell in notebook.cells
+            if cell.cell_type == "code" and not notebooks.is_test_cell(cell)
+            for output in cell.get("outputs", []) if output.get("output_type") == "error"}
+
+
+def test_an_error_name_the_learner_chose_is_no_cause(forged):
+    # the grader did write the names the learner chose, where she raised them
+    assert _error_names(forged, "fake_syntax") == {("softmax_solution", "SyntaxError")}
+    assert _error_names(forged, "fake_numpy") == {("softmax_solution", "ModuleNotFoundError")}
+    assert _error_names(forged, "scratch_torch") == {(None, "ModuleNotFoundError")}
+    assert _error_names(forged, "scratch_syntax") == {(None, "SyntaxError")}
+    assert _error_names(forged, "wrong_plus_scratch_import") == {(None, "ModuleNotFoundError")}
+    assert _error_names(forged, "magic_wrong_fake_syntax") == {("softmax_solution", "SyntaxError")}
+    found = report.class_findings(forged, ASSIGNMENT)
+    assert found.students == sorted(FORGED)
+    for student, (_solution, _scratch, causes, row) in FORGED.items():
+        assert found.causes[student] == causes, student
+        assert found.rows[student] == ({row} if row else set()), (student, found.rows[student])
+
+
+def test_the_page_counts_only_the_causes_the_code_shows(forged, tmp_path):
+    path = report.write_report(forged, ASSIGNMENT, out_dir=tmp_path / "report")
+    with open(path.parent / "stops.csv", encoding="utf-8", newline="") as handle:
+        stops = {row[0]: int(row[1]) for row in list(csv.reader(handle))[1:]}
+    assert stops == {"syntax_error": 2, "missing_course_module": 0, "package_outside_course": 1, "timeout": 0,
+                     "crash": 0, "other_error": 4}
+    page = path.read_text(encoding="utf-8")
+    assert f"| `{report.OTHER}` | 3 |" in page and f"| `{report.STOPPED}` | 7 |" in page
+    instructor = (path.parent / "instructor-only" / "students.md").read_text(encoding="utf-8")
+    assert "| `package_outside_course` | real\\_torch | `torch` |" in instructor and "`numpy`" not in instructor
+    with open(path.parent / "instructor-only" / "students.csv", encoding="utf-8", newline="") as handle:
+        stopped = sorted((row[0], row[3]) for row in csv.reader(handle) if row[2] == "stopped")
+    assert stopped == sorted((student, cause) for student, (_solution, _scratch, causes, _row) in FORGED.items()
+                             for cause in causes)
+
+
+def test_a_cause_is_verified_from_the_cells_code():
+    """The checks themselves: a SyntaxError is believed when the code does not compile (IPython's magics as
+    the grader runs them), an import when the code imports that module (top-level package compared)."""
+    modules = frozenset({"numpy", "attention"})
+    no_torch = "ModuleNotFoundError: No module named 'torch'"
+    assert report._cell_cause(BROKEN, "SyntaxError", "SyntaxError: x", modules) == ("syntax_error",)
+    assert report._cell_cause("%time y = 1\n!ls\n" + BROKEN, "SyntaxError", "x", modules) == ("syntax_error",)
+    assert report._cell_cause("%time y = 1\n!ls\n" + GOOD, "SyntaxError", "x", modules) == ("other_error",)
+    assert report._cell_cause("x = compile('(', 'f', 'exec')", "SyntaxError", "x", modules) == ("other_error",)
+    assert report._cell_cause("\tif True:\n  x = 1\n   y = 2\n", "IndentationError", "x", modules) == \
+        ("syntax_error",)
+    assert report._cell_cause("import torch.nn as nn\n", "ModuleNotFoundError", no_torch, modules) == \
+        ("package_outside_course", "torch")
+    assert report._cell_cause("def f():\n    from torch import nn\n", "ModuleNotFoundError", no_torch,
+                              modules) == ("package_outside_course", "torch")
+    assert report._cell_cause("import torchvision\n", "ModuleNotFoundError", no_torch, modules) == ("other_error",)
+    assert report._cell_cause("__import__('torch')\n", "ModuleNotFoundError", no_torch, modules) == ("other_error",)
+    assert report._cell_cause("from attention.softmax import softmax\n", "ModuleNotFoundError",
+                              "ModuleNotFoundError: No module named 'attention'", modules) == \
+        ("missing_course_module", "attention")
+    assert report._cell_cause("from . import torch\n", "ModuleNotFoundError", no_torch, modules) == ("other_error",)
+    assert report._cell_cause("x = (" * 300 + ")" * 300, "SyntaxError", "x", modules) == ("syntax_error",)

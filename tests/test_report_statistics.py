@@ -13,7 +13,10 @@ Japanese.
 """
 import collections
 import csv
+import datetime
+import io
 import json
+import math
 import os
 import shutil
 import statistics
@@ -25,7 +28,7 @@ import pytest
 
 import helpers
 import translation
-from autograder import classrun, i18n, notebooks, report
+from autograder import classrun, i18n, late, lms, notebooks, report
 from autograder import course as courses
 from autograder.course import course_at
 from autograder.results import Kind
@@ -103,7 +106,8 @@ def graded(tmp_path_factory):
     assert sorted(o.student for o in outcomes) == sorted(SUBMISSIONS)
     # the class run's one-line reason names the error that stopped a learner's definitions
     reasons = {o.student: o.line for o in outcomes}
-    assert "softmax.ipynb: cell" in reasons["sid-syntax"] and "stopped with an error, SyntaxError" in reasons["sid-syntax"]
+    assert "softmax.ipynb: cell" in reasons["sid-syntax"]
+    assert "stopped with an error, SyntaxError" in reasons["sid-syntax"]
     assert "stopped with an error, ModuleNotFoundError" in reasons["tor-import"]
     _hand_grades(root)
     _roster(root)
@@ -206,13 +210,14 @@ def test_late_submissions_and_who_submitted_nothing(graded):
     assert f"1 of the {len(NAMES)} students on the roster have no submission of {ASSIGNMENT}." in page
     rows = _csv(folder / "instructor-only" / "students.csv")
     late = {(row[0], row[3]): row[4] for row in rows[1:] if row[2] == "late"}
-    assert late == {("lia-late", "hours_late"): "36.0", ("lia-late", "late_penalty"): str(float(penalty)),
-                    ("tor-import", "marked_late_by_lms"): "1"}
+    assert late == {("lia-late", "seconds_late"): "129600", ("lia-late", "time_late"): "1 d 12 h",
+                    ("lia-late", "late_penalty"): str(float(penalty)), ("tor-import", "marked_late_by_lms"): "1"}
     assert [row[:3] for row in rows[1:] if row[2] == "nothing_submitted"] == [["zed-absent", "Zed Nobody",
                                                                                "nothing_submitted"]]
     instructor = (folder / "instructor-only" / "students.md").read_text(encoding="utf-8")
     assert "- Zed Nobody (zed-absent)" in instructor
-    assert "| Lia 山田 (lia-late) | 36 |" in instructor
+    assert f"| Lia 山田 (lia-late) | 1 d 12 h | {float(penalty):g} |" in instructor
+    assert "out of date" not in page and "out of date" not in instructor   # the penalties are current
 
 
 @pytest.mark.nbgrader
@@ -287,13 +292,16 @@ def _error(ename, evalue):
 def test_causes_come_from_the_records_and_the_error_names_never_from_messages(tmp_path):
     """Hand-made autograded notebooks (records sealed as the grader seals them): a crash and a timeout come
     from the records; a learner's exception the grader renamed, a sentence instead of a name, or a
-    message that quotes a syntax error are no cause; a malformed ModuleNotFoundError message is outside the
-    course with no module; an error in a cell that only tries the function is the function's wrong answer."""
+    message that quotes a syntax error are no cause; a ModuleNotFoundError whose message names no module
+    is another error, one naming a module the cell imports a failed import; an error in a cell that only
+    tries the function is the function's wrong answer."""
     root = helpers.course(tmp_path)
     course = course_at(root)
     exercise = course.exercise(ASSIGNMENT)
     tests = [t.grade_id for t in exercise.source.tests]
     failed = {grade_id: (Kind.FAILED, ()) for grade_id in tests}
+    sources = {"numpy": "import numpy.linalg2\n", "malformed": "import torch\n",   # the solution cells' code
+               "passed": "def softmax(x, axis=-1)\n"}
     cases = {  # student: (failed tests, {cell grade id or "try": [error outputs]}, expected causes, expected row)
         "crashed": ({tests[0]: (Kind.CRASHED, ())}, {}, {"crash": set()}, report.TIMEOUT_OR_CRASH),
         "slow": ({tests[0]: (Kind.TIMEOUT, ())}, {}, {"timeout": set()}, report.TIMEOUT_OR_CRASH),
@@ -303,10 +311,12 @@ def test_causes_come_from_the_records_and_the_error_names_never_from_messages(tm
         "quoting": (failed, {"try": [_error("ValueError", "ValueError: SyntaxError: No module named 'torch'")]},
                     {}, report.OTHER),
         "malformed": (failed, {"softmax_solution": [_error("ModuleNotFoundError", "ModuleNotFoundError: x\nnot")]},
-                      {"package_outside_course": set()}, report.STOPPED),
+                      {"other_error": set()}, report.STOPPED),   # no module named: no import shown
         "numpy": (failed, {"softmax_solution": [_error("ModuleNotFoundError",
                                                        "ModuleNotFoundError: No module named 'numpy.linalg2'")]},
                   {"missing_course_module": {"numpy.linalg2"}}, report.STOPPED),
+        # every test passed: the syntax error stopped nothing that is graded (a cell the learner ran before)
+        "passed": ({}, {"softmax_solution": [_error("SyntaxError", "SyntaxError: invalid syntax")]}, {}, None),
         "other": (failed, {"softmax_solution": [_error("AttributeError", "AttributeError: no")]},
                   {"other_error": set()}, report.STOPPED),
     }
@@ -318,15 +328,119 @@ def test_causes_come_from_the_records_and_the_error_names_never_from_messages(tm
             outputs = errors.get(grade_id, []) if grade_id else errors.get("try", []) if is_try else []
             if outputs:
                 cell.outputs = [nbformat.from_dict(o) for o in outputs]
+            if grade_id == "softmax_solution" and student in sources:
+                cell.source = sources[student]
         helpers.write(notebook, course.autograded / student / ASSIGNMENT / "softmax.ipynb")
     found = report.class_findings(course, ASSIGNMENT)
     for student, (_results, _errors, causes, row) in cases.items():
         assert found.causes[student] == causes, student
-        assert row in found.rows[student], (student, found.rows[student])
+        assert (row in found.rows[student]) if row else found.rows[student] == set(), (student, found.rows[student])
     path = report.write_report(course, ASSIGNMENT)   # no gradebook: said in one line, none made
     page = path.read_text(encoding="utf-8")
     assert f"The gradebook holds no grades of {ASSIGNMENT} yet" in page and "No roster:" in page
     assert not (root / "gradebook.db").exists() and not (path.parent / "tests.csv").exists()
     assert {row[0]: int(row[1]) for row in _csv(path.parent / "stops.csv")[1:]} == {
-        "syntax_error": 0, "missing_course_module": 1, "package_outside_course": 1, "timeout": 1, "crash": 1,
-        "other_error": 1}
+        "syntax_error": 0, "missing_course_module": 1, "package_outside_course": 0, "timeout": 1, "crash": 1,
+        "other_error": 2}
+
+
+# --------------------------------------------------------------------------- lateness, and penalties out of date
+def _copy(graded, tmp_path):
+    """A copy of the graded course, for a test that changes its gradebook."""
+    return course_at(shutil.copytree(graded[0].root, tmp_path / "course"))
+
+
+def _late_rows(folder):
+    return {(row[0], row[3]): row[4] for row in _csv(folder / "instructor-only" / "students.csv")[1:]
+            if row[2] == "late"}
+
+
+def test_a_duration_is_rounded_up_and_never_reads_0():
+    assert [report._duration(seconds) for seconds in (0.2, 1, 59, 60, 7500, 86400, 86401, 129600, 864000.5)] == [
+        "1 s", "1 s", "59 s", "1 min", "2 h 5 min", "1 d", "1 d 0 h 0 min 1 s", "1 d 12 h", "10 d 0 h 0 min 1 s"]
+    assert report._duration(0) == "0 s" and report._duration(None) == "–" and report._duration(math.inf) == "–"
+    with i18n.language("ja"):
+        assert report._duration(86401) == "1 日 0 時間 0 分 1 秒" and report._duration(7500) == "2 時間 5 分"
+
+
+@pytest.mark.nbgrader
+def test_the_lateness_is_shown_as_the_policy_counts_it(graded, tmp_path):
+    """One second late is late (and penalised); a day and a second is charged two days, and reads so."""
+    from nbgrader.api import Gradebook
+    course = _copy(graded, tmp_path)
+    due = datetime.datetime(2030, 1, 1)
+    with Gradebook(course.gradebook_url) as gradebook:
+        for student, seconds in (("lia-late", 1), ("amy-correct", 86401)):
+            gradebook.find_submission(ASSIGNMENT, student).timestamp = due + datetime.timedelta(seconds=seconds)
+        gradebook.db.commit()
+    late.refresh(course, courses.load_config(course.root), ASSIGNMENT, out=io.StringIO())   # as grade does
+    with Gradebook(course.gradebook_url) as gradebook:
+        scores = {s: gradebook.find_submission(ASSIGNMENT, s).score for s in ("lia-late", "amy-correct")}
+    folder = report.write_report(course, ASSIGNMENT).parent
+    rows = _late_rows(folder)
+    assert rows[("lia-late", "seconds_late")] == "1" and rows[("lia-late", "time_late")] == "1 s"
+    assert scores["lia-late"] > 0
+    assert float(rows[("lia-late", "late_penalty")]) == pytest.approx(0.1 * scores["lia-late"])   # one day
+    assert rows[("amy-correct", "seconds_late")] == "86401"
+    assert rows[("amy-correct", "time_late")] == "1 d 0 h 0 min 1 s"
+    assert float(rows[("amy-correct", "late_penalty")]) == pytest.approx(0.2 * scores["amy-correct"])   # two days
+    instructor = (folder / "instructor-only" / "students.md").read_text(encoding="utf-8")
+    assert "| Lia 山田 (lia-late) | 1 s |" in instructor
+    assert "| Amy Adams (amy-correct) | 1 d 0 h 0 min 1 s |" in instructor
+    page = (folder / "misconceptions.md").read_text(encoding="utf-8")
+    assert f"Late: 2 of {len(SUBMISSIONS)} submissions" in page and "out of date" not in page
+    report.write_report(course, ASSIGNMENT, language="ja")
+    instructor = (folder / "instructor-only" / "students.md").read_text(encoding="utf-8")
+    assert "| Amy Adams (amy-correct) | 1 日 0 時間 0 分 1 秒 |" in instructor
+    assert "| Lia 山田 (lia-late) | 1 秒 |" in instructor
+
+
+@pytest.mark.nbgrader
+def test_penalties_out_of_date_are_said_as_the_export_refuses_them(graded, tmp_path):
+    """A manual grade changes Lia's score after her penalty was computed: the export refuses, and the report
+    says so in one line on both pages (names on the instructor's only); once graded again, it says nothing."""
+    from nbgrader.api import Gradebook
+    course = _copy(graded, tmp_path)
+    config = courses.load_config(course.root)
+    with Gradebook(course.gradebook_url) as gradebook:
+        gradebook.find_grade("test_softmax_axis", "softmax", ASSIGNMENT, "lia-late").manual_score = 0.0
+        gradebook.db.commit()
+    assert late.stale(course, config, ASSIGNMENT) == ["lia-late"]
+    with pytest.raises(notebooks.NotebookError, match="late penalty of 1 submission.* out of date"):
+        lms.export(course, config, ASSIGNMENT, "moodle", tmp_path / "grades.csv")
+    folder = report.write_report(course, ASSIGNMENT).parent
+    page = (folder / "misconceptions.md").read_text(encoding="utf-8")
+    instructor = (folder / "instructor-only" / "students.md").read_text(encoding="utf-8")
+    [line] = [line for line in page.splitlines() if "out of date" in line]
+    assert line.startswith("The late penalty of 1 submission in the gradebook is out of date") and \
+        f"`python -m autograder grade {ASSIGNMENT}` brings it up to date" in line
+    assert "lia" not in line.lower()
+    [line] = [line for line in instructor.splitlines() if "is out of date" in line]
+    assert line.endswith("Out of date: Lia 山田 (lia-late).")
+    assert "| Lia 山田 (lia-late) | 1 d 12 h |" in instructor and "(out of date) |" in instructor
+    assert _late_rows(folder)[("lia-late", "late_penalty_out_of_date")] == "1"
+    report.write_report(course, ASSIGNMENT, language="ja")
+    with i18n.language("ja"):
+        japanese = report._stale_lines(ASSIGNMENT, report.Stale(("lia-late",), None))[1]
+    assert translation.KANA_OR_KANJI.search(japanese)
+    assert japanese in (folder / "misconceptions.md").read_text(encoding="utf-8")
+
+    late.refresh(course, config, ASSIGNMENT, out=io.StringIO())   # what `grade` does first
+    folder = report.write_report(course, ASSIGNMENT).parent
+    assert "out of date" not in (folder / "misconceptions.md").read_text(encoding="utf-8")
+    assert "out of date" not in (folder / "instructor-only" / "students.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.nbgrader
+def test_penalties_that_cannot_be_checked_are_said_so(graded, tmp_path):
+    """A broken extensions.csv: the report is still written, and says in one line that the penalties could
+    not be checked (the reason, which may name a student, on the instructor's page only)."""
+    course = _copy(graded, tmp_path)
+    (course.root / late.EXTENSIONS).write_text("student,assignment,due\nlia-late,01_softmax,tomorrow\n")
+    folder = report.write_report(course, ASSIGNMENT).parent
+    page = (folder / "misconceptions.md").read_text(encoding="utf-8")
+    [line] = [line for line in page.splitlines() if "could not be checked" in line]
+    assert f"`python -m autograder grade {ASSIGNMENT}` says why" in line and "lia" not in line
+    instructor = (folder / "instructor-only" / "students.md").read_text(encoding="utf-8")
+    [line] = [line for line in instructor.splitlines() if "could not be checked" in line]
+    assert "extensions.csv, row 2" in line

@@ -8,7 +8,10 @@ comments rewritten.  "short", "short_two" and "book" are alike only because soft
 NumPy: they must stay below the threshold.
 """
 import copy
+import html
+import itertools
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -159,17 +162,54 @@ def test_the_planted_copies_are_found_and_nothing_else(compared):
     assert {pair_names(p) for p in flagged} == PLANTED
     assert all(p.shares[0] > 0.99 and p.shares[1] > 0.99 for p in flagged)   # renamed, reformatted: all of it
     scores = {pair_names(p): p.score for p in pairs}
-    # alike because the exercise is small: they share code, and stay well below the threshold
+    # alike because the exercise is small: they share code (a statement or so), and stay well below the threshold
     for alike in ({"book", "short"}, {"book", "short_two"}, {"amax", "short_two"}):
         assert 0.3 < scores[frozenset(alike)] < similarity.THRESHOLD - 0.1, alike
+        assert next(p for p in pairs if pair_names(p) == alike).tokens < similarity.MIN_SHARED
     assert max(p.score for p in pairs if pair_names(p) not in PLANTED) < similarity.THRESHOLD - 0.1
 
 
-def test_the_threshold_lowered_shows_the_pairs_alike_by_the_exercise(softmax_class):
+def test_the_threshold_lowered_shows_more_but_never_one_shared_statement(tmp_path):
+    """A copy of half of someone's code shares 60% or so: listed at 0.5, not at the default.  The pairs
+    alike by the exercise share one statement's worth (book and short: 64% of short's code, 32 tokenized
+    characters) and stay out even at 0.3, and the report says how many such pairs there were."""
+    root = scratch(tmp_path)
+    for student in ("book", "short", "careful"):
+        hand_in(root, student, book_body() if student == "book" else BODIES[student])
+    half = BODIES["careful"].splitlines()[:6] \
+        + ["    return np.exp(values) / np.exp(values).sum(axis=ax, keepdims=True)"]
+    hand_in(root, "half", "\n".join(half) + "\n")
     from autograder.course import course_at
-    _, flagged, *_ = similarity.similarity(course_at(softmax_class), ASSIGNMENT, threshold=0.5)
-    names = {pair_names(p) for p in flagged}
-    assert PLANTED < names and frozenset({"book", "short"}) in names
+    graded = course_at(root)
+    _, flagged, pairs, *_ = similarity.similarity(graded, ASSIGNMENT)
+    assert not flagged
+    copied = next(p for p in pairs if pair_names(p) == {"careful", "half"})
+    assert 0.5 <= copied.score < similarity.THRESHOLD and copied.tokens >= similarity.MIN_SHARED
+    path, flagged, pairs, *_ = similarity.similarity(graded, ASSIGNMENT, threshold=0.3)
+    assert [pair_names(p) for p in flagged] == [{"careful", "half"}]
+    alike = next(p for p in pairs if pair_names(p) == {"book", "short"})
+    assert alike.score > 0.6 and alike.tokens < similarity.MIN_SHARED
+    few = sum(p.score >= 0.3 and p.tokens < similarity.MIN_SHARED for p in pairs)
+    assert few >= 1 and f"{few} pair(s) at or above 30% share fewer than {similarity.MIN_SHARED} characters" \
+        in path.read_text(encoding="utf-8")
+
+
+def test_one_shared_line_never_flags_a_pair(tmp_path, capsys):
+    """A learner whose code is one line shares all of it with anyone who wrote that line (the instructor's
+    trial: 82%, 27 tokenized characters); at 100% of one side it is still not reported."""
+    line = "    return np.exp(x) / np.sum(np.exp(x), axis=axis, keepdims=True)\n"
+    root = scratch(tmp_path)
+    hand_in(root, "one_line", line)
+    hand_in(root, "more", "    x = np.asarray(x, dtype=float)\n    assert x.ndim > 0, 'no scalars'\n" + line)
+    hand_in(root, "other", BODIES["rows"])
+    assert cli(["similarity", ASSIGNMENT, "--course-root", str(root), "--threshold", "0.1"]) == 0
+    out = capsys.readouterr().out
+    assert "0 pair(s) of 3 submissions" in out
+    assert "pair(s) at or above 10% share fewer than 50 tokenized characters (one line or so): not listed" in out
+    from autograder.course import course_at
+    _, flagged, pairs, *_ = similarity.similarity(course_at(root), ASSIGNMENT)
+    shared = next(p for p in pairs if pair_names(p) == {"one_line", "more"})
+    assert shared.score == 1.0 and 0 < shared.tokens < similarity.MIN_SHARED and not flagged
 
 
 def test_the_release_code_makes_no_one_alike(tmp_path):
@@ -253,7 +293,8 @@ def test_the_roster_names_the_students(tmp_path, capsys):
     hand_in(root, "canvas-1", BODIES["swapper"])
     hand_in(root, "canvas-2", BODIES["renamer"])
     hand_in(root, "canvas-3", BODIES["rows"])
-    (root / "autograder" / "roster.json").write_text(json.dumps({"lms": "canvas", "imported_from": "x.csv", "students": [
+    (root / "autograder" / "roster.json").write_text(json.dumps({
+        "lms": "canvas", "imported_from": "x.csv", "students": [
         {"student": "canvas-1", "name": "Zoë <b>Martin</b>"}, {"student": "canvas-2", "name": "Kenji Sato"}]}),
         encoding="utf-8")
     assert cli(["similarity", ASSIGNMENT, "--course-root", str(root)]) == 0
@@ -324,14 +365,15 @@ def test_inputs_are_bounded(tmp_path, monkeypatch, capsys):
     hand_in(root, "two", BODIES["renamer"])
     (root / "autograder" / "submitted" / "renamed" / ASSIGNMENT).mkdir(parents=True)
     (root / "autograder" / "submitted" / "renamed" / ASSIGNMENT / "mine.ipynb").write_text("{}")
-    stubs, _ = similarity.release_code(exercise(ASSIGNMENT))
+    release_code = similarity.release_code(exercise(ASSIGNMENT))
     monkeypatch.setattr(similarity, "MAX_NOTEBOOK_BYTES", big.stat().st_size - 1)
     assert cli(["similarity", ASSIGNMENT, "--course-root", str(root)]) == 0
     out = capsys.readouterr().out
     assert f"left out: big: softmax.ipynb: {big.stat().st_size} bytes, more than the" in out
     assert "left out: renamed: no softmax.ipynb" in out
     assert "one ~ two" in out and "of 3 submissions" in out
-    monkeypatch.setattr(similarity, "MAX_CODE_CHARS", len(similarity.read_submission("long", long, stubs).code) - 1)
+    monkeypatch.setattr(similarity, "MAX_CODE_CHARS",
+                        len(similarity.read_submission("long", long, release_code).code) - 1)
     assert cli(["similarity", ASSIGNMENT, "--course-root", str(root)]) == 0
     out = capsys.readouterr().out
     assert "left out: long:" in out and "compare it by hand" in out and "of 2 submissions" in out
@@ -340,3 +382,147 @@ def test_inputs_are_bounded(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(similarity, "MAX_SUBMISSIONS", 1000)
     monkeypatch.setattr(similarity, "MAX_TOTAL_CODE_CHARS", 1000)
     assert "characters of code in all" in one_line_exit(["similarity", ASSIGNMENT, "--course-root", str(root)])
+
+
+def with_cells(edit):
+    """A copy of the release notebook, ``edit`` applied to its list of cells."""
+    notebook = copy.deepcopy(release())
+    edit(notebook.cells)
+    return notebook
+
+
+def test_code_in_any_cell_nbgrader_runs_is_compared(tmp_path):
+    """nbgrader runs every code cell, so a learner who leaves the solution cell as released and writes the
+    code in the "try it here" cell, in a cell of their own, or in a cell whose test id nbgrader takes away
+    (an id held twice counts for the last cell only) is graded on it, and compared on it.  Code in a cell
+    the release locks is not: nbgrader puts the release's code back.  The release decides what is locked,
+    not the learner's metadata."""
+    root = scratch(tmp_path)
+    copied = "def softmax(x, axis=-1):\n" + BODIES["careful"]
+    nbgrader = {"grade": True, "grade_id": "test_softmax_visible", "locked": True, "points": 1, "solution": False,
+                "schema_version": 3}
+    position = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id"): n for n, c in enumerate(release().cells)}
+    scratch_cell = next(n for n, c in enumerate(release().cells) if c.cell_type == "code" and not meta(c))
+
+    def in_scratch(cells):
+        cells[scratch_cell].source = copied
+
+    def in_added(cells):
+        cells.insert(position["softmax_solution"] + 1, nbformat.v4.new_code_cell(copied))
+
+    def in_a_test_id(cells):   # before the real test cell: nbgrader takes the id away from this one
+        cells.insert(position["test_softmax_visible"],
+                     nbformat.v4.new_code_cell(copied, metadata={"nbgrader": nbgrader}))
+
+    def in_locked(cells):
+        cells[position["imports"]].source = "import numpy as np\n" + copied
+
+    def forged_lock(cells):
+        cells.append(nbformat.v4.new_code_cell("def softmax(x, axis=-1):\n" + BODIES["rows"], metadata={
+            "nbgrader": {"grade": False, "grade_id": "mine", "locked": True, "solution": False}}))
+
+    hand_in(root, "author", BODIES["careful"])
+    hand_in(root, "rows", BODIES["rows"])
+    for student, edit in (("scratch", in_scratch), ("added", in_added), ("test_id", in_a_test_id),
+                          ("locked", in_locked), ("forged", forged_lock)):
+        hand_in(root, student, notebook=with_cells(edit))
+    from autograder.course import course_at
+    path, flagged, pairs, submissions, *_ = similarity.similarity(course_at(root), ASSIGNMENT)
+    copies = {"author", "scratch", "added", "test_id"}
+    expected = {frozenset(p) for p in itertools.combinations(copies, 2)} | {frozenset({"forged", "rows"})}
+    assert {pair_names(p) for p in flagged} == expected
+    assert all(p.shares == (1.0, 1.0) for p in flagged)   # the def line they pasted is the release's: greyed
+    assert not any("locked" in pair_names(p) for p in pairs)
+    by_name = {s.student: s for s in submissions}
+    assert not by_name["locked"].own_code and by_name["scratch"].own_code
+    scratch_label = f"{scratch_cell + 1}"
+    assert scratch_label in by_name["scratch"].cells.values()
+    assert "softmax_solution" in by_name["author"].cells[0]
+    page = path.read_text(encoding="utf-8")
+    assert f'<span class="cell">cell {scratch_label}</span>' in page
+    # the release's "try it here" line that "added" kept is greyed, and not marked as shared
+    assert 'class="line given"><span class="no">' in page and "given shared" not in page
+    assert "hold no code of their own" in page
+
+
+def padded(body):
+    """``body`` with a ``pass`` statement before each of its top-level statements."""
+    return "".join(("    pass\n" + line) if line.startswith("    ") and not line.startswith("     ") else line
+                   for line in body.splitlines(keepends=True))
+
+
+def test_pass_statements_change_nothing(tmp_path, monkeypatch):
+    root = scratch(tmp_path)
+    hand_in(root, "careful", BODIES["careful"])
+    hand_in(root, "padded", padded(BODIES["careful"]))
+    hand_in(root, "rows", BODIES["rows"])
+    assert padded(BODIES["careful"]).count("pass\n") == 10
+    from autograder.course import course_at
+    graded = course_at(root)
+    path, flagged, *_ = similarity.similarity(graded, ASSIGNMENT)
+    assert [(pair_names(p), p.shares) for p in flagged] == [({"careful", "padded"}, (1.0, 1.0))]
+    assert "    pass" in path.read_text(encoding="utf-8")   # shown as written
+    # without the blanking, the padding breaks the runs of shared tokens: that is what it is for
+    monkeypatch.setattr(similarity, "_blank_pass", lambda code: code)
+    _, flagged, pairs, *_ = similarity.similarity(graded, ASSIGNMENT)
+    assert not flagged and max((p.score for p in pairs if pair_names(p) == {"careful", "padded"}), default=0) < 0.5
+
+
+def test_only_pass_statements_are_blanked():
+    code = "x.pass_ = 'pass'  # pass\nif x:\n    pass\nelse: pass; y = password\n"
+    blanked = similarity._blank_pass(code)
+    assert blanked == "x.pass_ = 'pass'  # pass\nif x:\n        \nelse:     ; y = password\n"
+    assert len(blanked) == len(code)
+
+
+def test_the_output_is_bounded(tmp_path, monkeypatch, capsys):
+    """Four copies (six pairs): the terminal prints the first MAX_LISTED_PAIRS and says how many more, the
+    report lists as many and shows MAX_SHOWN_PAIRS side by side, each side cut to its first shared lines."""
+    root = scratch(tmp_path)
+    for student in ("a", "b", "c", "d"):
+        hand_in(root, student, BODIES["careful"])
+    hand_in(root, "rows", BODIES["rows"])
+    monkeypatch.setattr(similarity, "MAX_LISTED_PAIRS", 3)
+    monkeypatch.setattr(similarity, "MAX_SHOWN_PAIRS", 2)
+    monkeypatch.setattr(similarity, "MAX_SHOWN_LINES", 8)
+    assert cli(["similarity", ASSIGNMENT, "--course-root", str(root)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{ASSIGNMENT}: 6 pair(s) of 5 submissions")
+    assert sum(" ~ " in line for line in out) == 3
+    assert ("  ... and 3 more pair(s) at or above 80%, not printed (the 3 most alike are; "
+            "the report shows 2 side by side)") in out
+    page = (root / "autograder" / "similarity" / ASSIGNMENT / "index.html").read_text(encoding="utf-8")
+    assert page.count('<div class="pair">') == 2 and page.count("<tr><td>") == 3
+    assert "the 2 most alike shown side by side below; 4 more are not shown (3 not listed either)" in page
+    lines = len(hand_in_code(root, "a").split("\n"))
+    first_shared = next(n for n, line in enumerate(hand_in_code(root, "a").split("\n")) if "asarray" in line)
+    begin = first_shared - similarity.CONTEXT_LINES
+    assert page.count(f'<span class="cut">lines 1-{begin} not shown</span>') == 4
+    assert page.count(f"lines {begin + 9}-{lines} not shown (at most 8 lines") == 4
+    side = page.split('<div class="side">')[1]
+    assert side.count('class="line') == 8 and "<mark>" in side and "softmax_solution" in side
+    monkeypatch.setattr(similarity, "MAX_SHOWN_CHARS", 100)
+    assert cli(["similarity", ASSIGNMENT, "--course-root", str(root)]) == 0
+    page = (root / "autograder" / "similarity" / ASSIGNMENT / "index.html").read_text(encoding="utf-8")
+    side = page.split('<div class="side">')[1]
+    shown = "".join(re.findall(r'<span class="no">\d+</span>(.*?)(?: \[line cut\])?</span>',
+                               re.sub(r"</?mark>", "", side)))
+    assert "[line cut]" in side and len(html.unescape(shown)) <= 100
+
+
+def hand_in_code(root, student):
+    return similarity.read_submission(student, root / "autograder" / "submitted" / student / ASSIGNMENT /
+                                      "softmax.ipynb", similarity.release_code(exercise(ASSIGNMENT))).code
+
+
+def test_student_ids_are_quoted_in_the_terminal(tmp_path, capsys):
+    """An id with an escape sequence cannot pass for another: "copy<ESC>[2Kcat" is not "copycat"."""
+    root = scratch(tmp_path)
+    for student in ("copycat", "copy\x1b[2Kcat", "careful"):
+        hand_in(root, student, BODIES["careful"])
+    assert cli(["similarity", ASSIGNMENT, "--course-root", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out
+    pairs = [line.split(": ")[0].split("  ")[-1] for line in out.splitlines() if " ~ " in line]
+    assert sorted(pairs) == sorted(["careful ~ copycat", "careful ~ 'copy\\x1b[2Kcat'",
+                                    "'copy\\x1b[2Kcat' ~ copycat"])
