@@ -211,7 +211,9 @@ def main(argv=None):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     # nbgrader creates a new gradebook by running the `alembic` command: the one beside this Python
     # (its environment's, as if activated), so `.venv/bin/python -m autograder ...` works unactivated.
-    os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    here = os.path.dirname(sys.executable)
+    if here not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = os.pathsep.join([here, os.environ.get("PATH", "")])
     args = _parser().parse_args(argv)
     if args.command == "grade":
         return _grade_class(args)

@@ -389,3 +389,15 @@ def test_the_participants_page_lists_teachers_who_are_left_out(root, tmp_path):
     summary = _summary(root, _file(tmp_path, "courseid_7_participants.csv", _csv([header, *rows], bom=True)))
     assert {e.display for e in roster.load(root)} == {"Zoë Müller", "Sam Both"}
     assert "left out the participants who are not students (Teacher)" in summary
+
+
+def test_the_command_fills_a_new_gradebook_without_the_environment_activated(root, tmp_path):
+    """nbgrader makes a new gradebook by running `alembic`: the one beside this Python is found even when
+    the environment is not activated (`.venv/bin/python -m autograder ...`)."""
+    import os
+    env = {**os.environ, "PATH": "/usr/bin:/bin"}
+    result = subprocess.run([sys.executable, "-m", "autograder", "roster", "import",
+                             str(_file(tmp_path, "grades.csv", canvas_export())), "--course-root", str(root)],
+                            cwd=helpers.REPO, capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    assert _gradebook(root)["canvas-12345"] == ("Zoë", "Martin", None)
