@@ -497,11 +497,9 @@ def match(entries, assignment, layout, user, displays):
 def renamed(entry, displays):
     """Whether none of the names the zip gives (``displays``) is the roster's name of ``entry`` (either
     order): a learner who renamed herself, or a worksheet of another assignment.  Never for blind marking."""
-    shown = set()
-    for display in displays:
-        if not BLIND.fullmatch(display):   # Moodle 3.x in group mode wrote "<group>-<Full name>"
-            parts = display.split("-")
-            shown |= {roster.name_key("-".join(parts[start:])) for start in range(len(parts))}
+    # The whole name only: a part after a "-" would let "Jean-Luc Picard" pass for Luc Picard (Moodle 3.x in
+    # group mode, "<group>-<Full name>", is named on the line too: a warning too many, never one too few).
+    shown = {roster.name_key(d) for d in displays if not BLIND.fullmatch(d)}
     return bool(shown) and not shown & roster.name_keys(entry)
 
 

@@ -348,6 +348,7 @@ class GradebookNumbers:
     tests: list            # [TestScores] in the notebooks' order
     submissions: dict      # student -> (seconds late, late penalty) of each submission in the gradebook
     duedate: object        # the assignment's due date (None: nbgrader counts nothing late)
+    untimed: set = dataclasses.field(default_factory=set)   # submissions without a time: lateness unknown
 
 
 def gradebook_numbers(course, assignment):
@@ -385,9 +386,11 @@ def _read_gradebook(url, assignment):
         for notebook in found.notebooks:
             for cell in notebook.grade_cells:
                 tests[(notebook.name, cell.name)] = TestScores(notebook.name, cell.name, float(cell.max_score), {})
-        submissions = {}
+        submissions, untimed = {}, set()
         for submission in found.submissions[:MAX_SUBMISSIONS]:
             student = submission.student_id
+            if submission.timestamp is None:   # no timestamp.txt (an LMS's zip): nbgrader counts it on time
+                untimed.add(student)
             submissions[student] = (float(submission.total_seconds_late),
                                     float(submission.late_submission_penalty or 0.0))
             for notebook in submission.notebooks:
@@ -401,7 +404,7 @@ def _read_gradebook(url, assignment):
                         test.scores[student] = float(grade.score)
         if not submissions or not tests:
             return None
-        return GradebookNumbers(list(tests.values()), submissions, found.duedate)
+        return GradebookNumbers(list(tests.values()), submissions, found.duedate, untimed)
 
 
 # --------------------------------------------------------------------------- roster, collection
@@ -420,11 +423,14 @@ def _label(entries, student):
     return f"{entry.display} ({student})" if entry is not None and entry.display != student else student
 
 
-def _untimed(course, assignment):
-    """The students whose submission carries no submission time (no ``timestamp.txt``: collected from an
-    LMS's zip, which gives none): nbgrader cannot tell whether they are late."""
-    return {folder.parent.name for folder in course.submitted.glob(f"*/{assignment}")
-            if folder.is_dir() and not (folder / "timestamp.txt").is_file()}
+def _untimed(course, assignment, numbers):
+    """The students whose submission carries no submission time (collected from an LMS's zip, which gives
+    none): the gradebook's, when it holds the submission, else the collected folder's ``timestamp.txt``;
+    nbgrader cannot tell whether they are late."""
+    graded = numbers.submissions if numbers else {}
+    collected = {folder.parent.name for folder in course.submitted.glob(f"*/{assignment}")
+                 if folder.is_dir() and not (folder / "timestamp.txt").is_file()}
+    return (numbers.untimed if numbers else set()) | {student for student in collected if student not in graded}
 
 
 def _untimed_line(untimed):
@@ -658,9 +664,10 @@ def _class_page(assignment, found, counts, rows, numbers, stops, late, stale, lm
                        "late.").format(assignment=assignment))
     else:
         penalty = sum(late[student][1] for student in late if student in numbers.submissions)
+        timed = [student for student in numbers.submissions if student not in untimed]   # the others: unknown
         lines.append(_("Late: {count} of {total} submissions (after the due date, with the student's extension if "
                        "any); their late penalties total {points} points.").format(
-            count=sum(1 for seconds, _penalty in late.values() if seconds > 0), total=len(numbers.submissions),
+            count=sum(1 for seconds, _penalty in late.values() if seconds > 0), total=len(timed),
             points=_number(penalty)))
     lines += _stale_lines(assignment, stale)
     if untimed:
@@ -805,7 +812,7 @@ def write_report(course, assignment, out_dir=None, language=i18n.ENGLISH):
                        [_("notebook"), _("test"), _("points from"), _("points to"), _("students")],
                        [(t.notebook, t.grade_id, low, high, count) for t in numbers.tests
                         for low, high, count in t.histogram()])
-        untimed = _untimed(course, assignment)
+        untimed = _untimed(course, assignment, numbers)
         page = _class_page(assignment, found, counts, rows, numbers, stops, late, stale, lms_late, entries, nothing,
                            written, untimed)
         instructor, csv_rows = _instructor_page(assignment, found, rows, numbers, late, stale, lms_late, entries,

@@ -319,6 +319,11 @@ def _records(kind, header, rows, notes, left):
         return ""
 
     records, unread = [], []
+    # Moodle's participants page lists every role; a course that renamed "Student" keeps everyone, and says so
+    students_have_role = "Roles" in column and any(
+        STUDENT_ROLE.casefold() in {r.strip().casefold() for r in cell(row, "Roles").split(",")} for _, row in rows)
+    if "Roles" in column and not students_have_role:
+        notes.append("no participant has the role Student: everyone kept (remove the teachers from the file)")
     for line, row in rows:
         if not any(cell.strip() for cell in row):
             continue
@@ -355,9 +360,9 @@ def _records(kind, header, rows, notes, left):
                                              login=_clean(cell(row, "Username")))))
             continue
         first, last = _clean(cell(row, "First name")), _clean(cell(row, "Last name", "Surname"))
-        roles = [role.strip() for role in cell(row, "Roles").split(",") if role.strip()]
-        if "Roles" in column and STUDENT_ROLE not in roles:   # the participants page lists teachers too
-            notes.append(f"left out the participants who are not students ({', '.join(roles) or 'no role'})")
+        roles = {role.strip().casefold() for role in cell(row, "Roles").split(",") if role.strip()}
+        if students_have_role and STUDENT_ROLE.casefold() not in roles:   # the participants page lists teachers
+            notes.append("left out the participants who are not students (by their Roles)")
             continue
         if not (sis_id or email):
             unread.append(f"line {line}: {safe.quoted(f'{first} {last}')} has neither an ID number nor an email")
@@ -424,12 +429,14 @@ def _link(entries, row):
 
 
 def _conflict(entry, record):
-    """Why an import must not merge ``record`` into ``entry``, matched by email alone: the names are
-    another person's (Moodle gave the address to someone else), or None."""
-    if record.student or entry.sis_id and record.sis_id or not (record.email and entry.email):
+    """Why an import must not merge ``record`` into ``entry``, matched by Moodle's ID number or email:
+    the names are another person's (Moodle gave the number or the address to someone else), or None.
+    Canvas's user id is Canvas's own, never given again: never a conflict."""
+    if record.student or entry.student.startswith("canvas-"):
         return None
     if name_keys(entry) and name_keys(record) and not name_keys(entry) & name_keys(record):
-        return (f"{safe.quoted(record.email)} was {safe.quoted(entry.display)} ({entry.student}) and is now "
+        field = record.sis_id if entry.sis_id and record.sis_id else record.email
+        return (f"{safe.quoted(field)} was {safe.quoted(entry.display)} ({entry.student}) and is now "
                 f"{safe.quoted(record.display)}")
     return None
 
@@ -449,6 +456,8 @@ def merge(entries, kind, records, assignment=None):
             if entry is not None:
                 links.setdefault(id(entry), []).append(participant)
         doubled = {number for numbers in links.values() if len(numbers) > 1 for number in numbers}
+        numbers = [participant for participant, _ in records]   # one number on two rows: whose is it? neither's
+        doubled |= {number for number in numbers if numbers.count(number) > 1}
     for record in records:
         if kind == "moodle-worksheet":
             participant, record = record
@@ -458,7 +467,7 @@ def merge(entries, kind, records, assignment=None):
                 continue
             if participant in doubled:
                 unlinked.append(f"{safe.quoted(record.name)} (participant {participant}: another row of the "
-                                "worksheet is the same student)")
+                                "worksheet is the same student, or has the same number)")
                 continue
             entry = _link(entries, record)
         else:
@@ -484,9 +493,9 @@ def merge(entries, kind, records, assignment=None):
                     del other.participants[assignment]
         (updated if _update(entry, record) else unchanged).append(entry)
     if conflicts:
-        raise NotebookError(f"not imported: {len(conflicts)} email address(es) now belong to someone else: "
-                            + "; ".join(conflicts[:5]) + ("; ..." if len(conflicts) > 5 else "")
-                            + f" (show the ID number in the export, or correct {ROSTER} by hand)")
+        raise NotebookError(f"not imported: {len(conflicts)} ID number(s) or email address(es) now belong to "
+                            "someone else: " + "; ".join(conflicts[:5]) + ("; ..." if len(conflicts) > 5 else "")
+                            + f" (correct {ROSTER} by hand if it is one person renamed)")
     return added, updated, unchanged, unlinked, notes
 
 

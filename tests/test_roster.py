@@ -388,7 +388,41 @@ def test_the_participants_page_lists_teachers_who_are_left_out(root, tmp_path):
             ["Sam", "Both", "sam@uni.example", "Student, Non-editing teacher", "No groups", "1 hour", "Active"]]
     summary = _summary(root, _file(tmp_path, "courseid_7_participants.csv", _csv([header, *rows], bom=True)))
     assert {e.display for e in roster.load(root)} == {"Zoë Müller", "Sam Both"}
-    assert "left out the participants who are not students (Teacher)" in summary
+    assert "left out the participants who are not students (by their Roles)" in summary
+
+
+def test_a_course_whose_students_have_another_role_keeps_everyone(root, tmp_path):
+    """Roles compare case-folded; a course that renamed "Student" ("Learner") would lose every student to
+    the filter: everyone is kept, and said."""
+    header = ["First name", "Last name", "Email address", "Roles"]
+    lower = [["Zoë", "Müller", "zoe@uni.example", "student"], ["Ada", "Teacher", "ada@uni.example", "Teacher"]]
+    _summary(root, _file(tmp_path, "p1.csv", _csv([header, *lower])))
+    assert {e.display for e in roster.load(root)} == {"Zoë Müller"}
+    renamed = [["Kim", "Park", "kim@uni.example", "Learner"], ["Ada", "Teacher", "ada@uni.example", "Teacher"]]
+    summary = _summary(root, _file(tmp_path, "p2.csv", _csv([header, *renamed])))
+    assert "no participant has the role Student: everyone kept (remove the teachers from the file)" in summary
+    assert {e.display for e in roster.load(root)} == {"Zoë Müller", "Kim Park", "Ada Teacher"}
+
+
+def test_one_participant_number_on_two_rows_ties_neither(root, tmp_path):
+    _summary(root, _file(tmp_path, "participants.csv", moodle_participants()))
+    rows = [["Participant 501", "Zoë Martin", "zoe@uni.example", "", "", "10.00", "Yes", "-", "-", ""],
+            ["Participant 501", "Jean Smith, Jr.", "jean@uni.example", "", "", "10.00", "Yes", "-", "-", ""],
+            ["Participant 502", "Hua Li", "hua.li@uni.example", "", "", "10.00", "Yes", "-", "-", ""]]
+    summary = _summary(root, _file(tmp_path, "worksheet.csv", moodle_worksheet(rows=rows)), "01_softmax")
+    assert "2 row(s) tied to no student" in summary and "or has the same number" in summary
+    assert {e.display: e.participants for e in roster.load(root)} == {
+        "Zoë Martin": {}, "Jean Smith, Jr.": {}, "Hua Li": {"01_softmax": "502"}}
+
+
+def test_an_id_number_given_to_someone_else_stops_the_import(root, tmp_path):
+    people = [["Alice", "Able", "S100", "alice@uni.example"], ["Bob", "Smith", "S200", "bob@uni.example"]]
+    _summary(root, _file(tmp_path, "g1.csv", moodle_participants(rows=people)))
+    before = roster.path(root).read_bytes()
+    moved = [["Bob", "Smith", "S100", "bob@uni.example"], ["Alice", "Able", "S300", "alice@uni.example"]]
+    with pytest.raises(NotebookError, match="S100 was 'Alice Able' .* and is now 'Bob Smith'"):
+        roster.import_file(courses.course_at(root), _file(tmp_path, "g2.csv", moodle_participants(rows=moved)))
+    assert roster.path(root).read_bytes() == before
 
 
 def test_the_command_fills_a_new_gradebook_without_the_environment_activated(root, tmp_path):
