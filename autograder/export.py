@@ -20,16 +20,11 @@ import csv
 from nbgrader.api import MissingEntry
 from nbgrader.plugins.export import CsvExportPlugin
 
+from .safe import spreadsheet_text
+
 COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
            "raw_score", "late_submission_penalty", "score", "max_score"]   # nbgrader's, in its order
 TEXT_COLUMNS = {"assignment", "student_id", "last_name", "first_name", "email"}
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_text(text):
-    """A text cell a spreadsheet shows as text: ``'`` before a first character that starts a formula."""
-    text = "" if text is None else str(text)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 def cells(row):

@@ -30,7 +30,7 @@ extensions.csv naming no student with a submission are listed in one line (``lat
   (``--key``: email, the default, ID number or username) to the user and the grade column to the
   assignment's grade item.
 
-Every text cell is made safe for spreadsheets (``export.spreadsheet_text``); scores are plain
+Every text cell is made safe for spreadsheets (``safe.spreadsheet_text``); scores are plain
 numbers.  An identity cell that would need that guard (an email starting with ``-``) could not be
 matched by the LMS once guarded: that student is listed and left out.  The files are UTF-8 with a
 byte-order mark: Excel needs it to read the names right when the instructor opens the file to check
@@ -75,7 +75,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable, NamedTuple
 
 from . import safe
-from .export import FORMULA_STARTS, spreadsheet_text
+from .safe import FORMULA_STARTS, spreadsheet_text
 from .notebooks import NotebookError
 
 COMMANDS = ("export", "release_feedback")

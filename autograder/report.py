@@ -51,7 +51,7 @@ with its charts (``misconceptions.png``, ``statistics.png``) and its tables as C
 no student, so it can be shared with the class; the students of each mistake,
 cause, late submission and missing submission are in ``instructor-only/``
 (``students.md``, ``students.csv``), with the roster's names.  Every CSV text cell
-is made safe for spreadsheets (``export.spreadsheet_text``).
+is made safe for spreadsheets (``safe.spreadsheet_text``).
 
 The ids (mistakes, causes, tests) do not depend on the language.  The report's
 headings, sentences and messages are in the language it is asked for
@@ -69,7 +69,7 @@ from pathlib import Path
 
 from . import course_secret, i18n, notebooks
 from .checks import SHARED_MISTAKES
-from .export import spreadsheet_text
+from .safe import spreadsheet_text
 from .i18n import N_, _, ngettext, pgettext
 from .preprocessors import read_record
 from .results import NOT_ATTEMPTED, Kind

@@ -102,3 +102,13 @@ def url_without_password(url):
              for key in sorted(parsed.query)
              for value in ([parsed.query[key]] if isinstance(parsed.query[key], str) else parsed.query[key])]
     return rendered + ("?" + "&".join(query) if query else "")
+
+
+# A spreadsheet reads a cell starting with one of these as a formula (OWASP's CSV injection guidance).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_text(text):
+    """A text cell a spreadsheet shows as text: ``'`` before a first character that starts a formula."""
+    text = "" if text is None else str(text)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
