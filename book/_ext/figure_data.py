@@ -39,6 +39,7 @@ WORDS = {
            "columns_cut": "first {shown} of {total} columns shown",
            "csv_has_all": "the CSV has them all",
            "csv_cut": "the figure stored its first {stored} of {total} rows",
+           "csv_every": "the figure stored every {every}th of its {total} rows",
            "joint": "; "},
     "ja": {"summary": "この図のデータ",
            "untitled": "図 {n} のデータ",
@@ -47,6 +48,7 @@ WORDS = {
            "columns_cut": "全 {total} 列のうち最初の {shown} 列を表示",
            "csv_has_all": "CSV にはすべてを収録",
            "csv_cut": "図が保存したのは全 {total} 行のうち最初の {stored} 行",
+           "csv_every": "図が保存したのは全 {total} 行から {every} 行ごと",
            "joint": "、"},
 }
 MATHS_DOLLARS = re.compile(r"\$([^$]*)\$")
@@ -61,10 +63,16 @@ def cell_text(value):
     return str(value)
 
 
+TEX_SYMBOLS = {"\\ldots": "…", "\\cdots": "⋯", "\\cdot": "·", "\\times": "×", "\\sqrt": "√"}
+
+
 def header_text(value, translate=str):
     """A header or caption: the figure's string translated, its maths without the
-    dollars matplotlib needs ("$T$" reads "T")."""
-    return MATHS_DOLLARS.sub(r"\1", translate(value) if isinstance(value, str) else cell_text(value))
+    dollars matplotlib needs ("$T$" reads "T", "\\ldots" reads "…")."""
+    text = MATHS_DOLLARS.sub(r"\1", translate(value) if isinstance(value, str) else cell_text(value))
+    for command, symbol in TEX_SYMBOLS.items():
+        text = text.replace(command, symbol)
+    return text
 
 
 def table_csv(table, translate=str):
@@ -88,7 +96,9 @@ def table_html(table, caption, csv_href, words, translate=str):
         notes.append(words["columns_cut"].format(shown=MAX_COLUMNS, total=len(columns) - 1))
     if notes:
         notes.append(words["csv_has_all"])
-    if table.get("total_rows"):
+    if table.get("every"):
+        notes.append(words["csv_every"].format(every=table["every"], total=table["total_rows"]))
+    elif table.get("total_rows"):
         notes.append(words["csv_cut"].format(stored=len(rows), total=table["total_rows"]))
     full_caption = caption + (f" ({words['joint'].join(notes)})" if notes else "")
     head = "".join(f'<th scope="col">{html.escape(header_text(h, translate))}</th>' for h in shown_columns)

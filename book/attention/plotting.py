@@ -225,9 +225,24 @@ def plot_curves(x, curves, *, ax=None, xlabel="", ylabel="", title=None,
 
 # --- the data of a figure, as tables ------------------------------------------
 
-# A table holds at most this many cells (data and row headers); a bigger
-# matrix keeps its first rows and says how many it had ("total_rows").
-MAX_CELLS = 20_000
+# A table holds at most this many cells (data and row headers), so that a
+# notebook stays small: a bigger matrix keeps its first rows, a longer curve
+# every k-th point ("every": k) and its last; "total_rows" says how many rows
+# there were.
+MAX_CELLS = 10_000
+
+
+def thinned(table):
+    """``table`` with at most MAX_CELLS cells: every k-th row of a long series
+    (and the last one), marked with ``every`` and ``total_rows``."""
+    rows, width = table["rows"], len(table["columns"])
+    if len(rows) * width <= MAX_CELLS:
+        return table
+    every = -(-len(rows) * width // MAX_CELLS)           # ceiling division
+    kept = list(range(0, len(rows), every))
+    if kept[-1] != len(rows) - 1:
+        kept.append(len(rows) - 1)
+    return {**table, "rows": [rows[i] for i in kept], "every": every, "total_rows": len(rows)}
 
 
 def _value(v):
@@ -313,9 +328,9 @@ def _series_tables(ax, caption):
                 headers.append(label or (f"y {number}" if len(curves) > 1 else "y"))
         # a labelled reference level (axhline, "chance (1/8)"): its value on every row
         headers += [label for label, _ in levels]
-        tables.append({"caption": caption, "columns": [ax.get_xlabel() or "x", *headers],
-                       "rows": [[xi, *(y[i] for y, _ in curves), *(level for _, level in levels)]
-                                for i, xi in enumerate(x)]})
+        tables.append(thinned({"caption": caption, "columns": [ax.get_xlabel() or "x", *headers],
+                               "rows": [[xi, *(y[i] for y, _ in curves), *(level for _, level in levels)]
+                                        for i, xi in enumerate(x)]}))
     return tables
 
 
@@ -383,14 +398,15 @@ def figure_data(figure):
     ``{"caption", "columns", "rows"}`` (``rows[i][0]`` names the row, and
     ``columns[0]`` names that first column), one per axes and kind of plot.
 
-    * curves and scatter points: the x values, then one column per series
+    * curves and scatter points (a series over ``MAX_CELLS`` cells keeps
+      every k-th point, see ``thinned``): the x values, then one column per series
       with the same x (a series with other x values: another table); a
       labelled horizontal reference line (``axhline(..., label="chance")``)
       adds a column of its value;
     * an image with one value per pixel (a heatmap): the matrix, its rows and
       columns named by their tick labels when a tick names each (else their
-      index), capped at ``MAX_CELLS`` cells (``total_rows`` then says how
-      many rows it had);
+      index), capped at ``MAX_CELLS`` cells (its first rows; ``total_rows``
+      then says how many it had);
     * bars: one row per bar, named by its category.
 
     Headers are the figure's own strings (axis labels, legend entries), so
