@@ -32,6 +32,10 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	# package would otherwise be that folder, an empty namespace package.
 	$(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' | \
 	  xargs -I{} sh -c 'echo "$(CURDIR)" > "{}/attention_book_root.pth"'
+	# The Jupyter server extension that serves MathJax 3 to Formgrader (autograder/jupyter_mathjax.py),
+	# enabled for this venv as a wheel enables its own: a file in etc/jupyter/jupyter_server_config.d.
+	mkdir -p $(VENV)/etc/jupyter/jupyter_server_config.d
+	cp autograder/jupyter-config/autograder-mathjax.json $(VENV)/etc/jupyter/jupyter_server_config.d/
 	touch $@
 
 book: $(VENV)/.installed book-packages

@@ -1,15 +1,17 @@
 """Make the built book work with no network: MathJax served locally, no CDN scripts.
 
-* MathJax (see ``attention.offline``) is copied to ``_build/html/_static/mathjax``
+* MathJax 3 (see ``autograder.mathjax``) is copied to ``_build/html/_static/mathjax``
   after the build instead of living in a source ``_static/`` folder, because
-  Jupyter Book injects every ``.js`` file found under ``_static/`` into every page.
+  Jupyter Book injects every ``.js`` file found under ``_static/`` into every page;
+  its settings (assistive MathML, speech, explorer) go to Sphinx as ``mathjax3_config``.
 * sphinx-thebe (always loaded by Jupyter Book) writes a script pointing at a
   CDN into every page; the book has no live-code cells, so its scripts are
   dropped from each page.
 """
+import copy
 from pathlib import Path
 
-from autograder.mathjax import ENTRY, copy_mathjax
+from autograder.mathjax import COMPONENT, SETTINGS, copy_mathjax
 
 
 def _copy_mathjax_into_site(app, exception):
@@ -28,7 +30,9 @@ def _drop_thebe_scripts(app, pagename, templatename, context, doctree):
 
 
 def _use_local_mathjax(app, config):
-    config.mathjax_path = f"mathjax/{ENTRY}"  # relative to _static/
+    config.mathjax_path = f"mathjax/{COMPONENT}"  # relative to _static/
+    # A copy: myst-parser writes into it (processHtmlClass).
+    config.mathjax3_config = copy.deepcopy(SETTINGS)
 
 
 def setup(app):
