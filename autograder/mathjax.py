@@ -48,6 +48,9 @@ SETTINGS = {
         "a11y": {"speech": True, "subtitles": False, "keyMagnifier": False},
     },
     # CommonHTML's fonts are left at their default, output/chtml/fonts/woff-v2 beside the component.
+    # It scales formulas to the text's x-height (about 127% in the book's font); 95% of that keeps the
+    # widest display formula (chapter 7's) inside the text column at 1280 px (tests/test_browser.py).
+    "chtml": {"scale": 0.95},
 }
 
 
