@@ -5,8 +5,9 @@ course's template (templates/formgrade/mathjax.html.j2) loads MathJax from here:
 ``{base_url}/attention-mathjax/settings.js`` (the course's settings for notebooks,
 autograder/mathjax.py) then ``{base_url}/attention-mathjax/tex-chtml-full-speech.js``, whose
 fonts, extensions and speech rules load from beside it.  The files are the wheel's, the same
-the book and the feedback pages copy.  Enabled in the venv by ``make`` (Makefile:
-``jupyter server extension enable --sys-prefix autograder.jupyter_mathjax``).
+the book and the feedback pages copy.  Enabled in the venv by ``make``, which copies
+autograder/jupyter-config/autograder-mathjax.json into the venv's
+etc/jupyter/jupyter_server_config.d/, as a wheel enables its own server extension.
 """
 from jupyter_server.utils import url_path_join
 from tornado import web
