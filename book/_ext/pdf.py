@@ -183,6 +183,7 @@ FRONT_MATTER = """([title, author, year, contents]) => {
         chapters.push({anchor: anchor.id, title: name.textContent.trim()});
     });
     article.prepend(titlePage, toc);
+    document.body.classList.add('pdf-book');   // print.css: the PDF's own rules
     return chapters;
 }"""
 
