@@ -145,3 +145,19 @@ def test_a_wrong_option_is_one_line_and_a_failure():
     assert result.returncode != 0
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines()[-1].endswith("unrecognized arguments: --no-such-option")
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_figures_citations_and_bibliography(site, pdfs, edition):
+    plots = set()
+    for page in chapters():
+        soup = BeautifulSoup((site / f"{EDITIONS[edition]}{page}.html").read_text(), "html.parser")
+        plots |= {Path(img["src"]).name for img in soup.select("article img") if img["src"].endswith(".png")}
+    listing = subprocess.run(["pdfimages", "-list", str(pdfs[edition])], capture_output=True, text=True,
+                             check=True).stdout
+    assert len(listing.splitlines()[2:]) >= len(plots) > 20
+    words = text(pdfs[edition])
+    citation = {"en": "[Vaswani et al., 2017]", "ja": "[Vaswani ら, 2017]"}[edition]
+    assert words.count(citation) > 5
+    bibliography = text(pdfs[edition], pdf.named_destinations(pdfs[edition])[f"pdf-chapter-{len(chapters()) - 1}"])
+    assert "Attention is all you need" in " ".join(bibliography.split())
