@@ -53,11 +53,9 @@ def site(tmp_path_factory):
     return out / "_build" / "html"
 
 
-CHROMIUM = "/usr/bin/chromium"  # Debian's; Playwright's own browser download is not available here
-# The flags Chromium needs here: root, no GPU, and no calls home on a closed network.
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--disable-dev-shm-usage"]
+# Debian's Chromium and its flags, as the book's PDF step (book/_ext/pdf.py) drives it.
+sys.path.insert(0, str(Path(__file__).parents[1] / "book" / "_ext"))
+from pdf import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -142,11 +142,6 @@ def test_the_site_ships_and_links_its_editions_pdf(site, pdfs, edition):
         assert (here.parent / link["href"]).resolve() == shipped.resolve(), here
 
 
-def test_the_pdf_step_drives_chromium_as_the_browser_tests_do():
-    import conftest
-    assert (pdf.CHROMIUM, pdf.CHROMIUM_FLAGS) == (conftest.CHROMIUM, conftest.CHROMIUM_FLAGS)
-
-
 def test_a_wrong_option_is_one_line_and_a_failure():
     result = subprocess.run([sys.executable, str(Path(pdf.__file__)), "--no-such-option"],
                             capture_output=True, text=True)

@@ -35,7 +35,9 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 import editions  # noqa: E402  (beside this script)
 
-CHROMIUM = "/usr/bin/chromium"  # Debian's, as the browser tests use (tests/conftest.py)
+CHROMIUM = "/usr/bin/chromium"  # Debian's; Playwright's own browser download needs the network
+# The flags Chromium needs here: root, no GPU, and no calls home on a closed network (the browser
+# tests use the same: tests/conftest.py).
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
                   "--disable-dev-shm-usage"]
