@@ -385,3 +385,13 @@ def test_every_figure_of_both_editions_is_followed_by_its_data(site):
                     if edition == "ja":
                         assert "CSV でダウンロード" in link.get_text(), where
     assert problems == [] and checked >= 80, problems[:20]
+
+
+@pytest.mark.parametrize("tex, reads", [
+    (r"$\mathrm{Var}(q \cdot k)$（測定値）", "Var(q · k)（測定値）"),
+    (r"$\mathrm{Var}(q \cdot k / \sqrt{d_k})$", "Var(q · k / √d_k)"),
+    (r"$\alpha_{ij}$ over $x_1, \ldots, x_n$", "α_ij over x_1, …, x_n"),
+    (r"$QK^\top$", "QKᵀ"),
+])
+def test_a_table_header_reads_the_figures_maths_without_tex(tex, reads):
+    assert figure_data.header_text(tex) == reads

@@ -63,16 +63,25 @@ def cell_text(value):
     return str(value)
 
 
-TEX_SYMBOLS = {"\\ldots": "…", "\\cdots": "⋯", "\\cdot": "·", "\\times": "×", "\\sqrt": "√"}
+TEX_SYMBOLS = {"\\ldots": "…", "\\cdots": "⋯", "\\cdot": "·", "\\times": "×", "\\alpha": "α",
+               "\\beta": "β", "\\phi": "φ", "\\theta": "θ", "\\sigma": "σ", "\\top": "ᵀ"}
+# \mathrm{Var} reads "Var", \sqrt{d_k} reads "√d_k": the commands a figure's strings use (and a few
+# more); the braces they leave go too.
+BINARY = ("\\cdot", "\\times")
+TEX_WRAPPERS = re.compile(r"\\(?:mathrm|mathit|mathbf|operatorname|text)\{([^{}]*)\}")
+TEX_ROOT = re.compile(r"\\sqrt\{([^{}]*)\}")
 
 
 def header_text(value, translate=str):
-    """A header or caption: the figure's string translated, its maths without the
-    dollars matplotlib needs ("$T$" reads "T", "\\ldots" reads "…")."""
+    """A header or caption: the figure's string translated, its maths as a reader reads it,
+    without the dollars and commands matplotlib needs ("$T$" reads "T", "$\\mathrm{Var}(q \\cdot k)$"
+    reads "Var(q · k)", "\\ldots" reads "…")."""
     text = MATHS_DOLLARS.sub(r"\1", translate(value) if isinstance(value, str) else cell_text(value))
-    for command, symbol in TEX_SYMBOLS.items():
-        text = text.replace(command, symbol)
-    return text
+    text = TEX_ROOT.sub(r"√\1", TEX_WRAPPERS.sub(r"\1", text))
+    for command, symbol in TEX_SYMBOLS.items():   # a space after a command only ends its name
+        spaced = f" {symbol} " if command in BINARY else symbol
+        text = re.sub((r"\s*" if command in BINARY else "") + re.escape(command) + r"(?![A-Za-z])\s?", spaced, text)
+    return text.replace("^ᵀ", "ᵀ").replace("{", "").replace("}", "")
 
 
 def table_csv(table, translate=str):
