@@ -31,8 +31,11 @@ def test_every_formula_has_speech_and_assistive_mathml(server, browser, chapter)
     page, problems = _open(browser, f"{server}/{chapter}")
     formulas = page.evaluate(helpers.SPOKEN)
     problems += helpers.speech_problems(page)
+    # the speech is English in both editions: a formula's language is English, whatever the page's
+    languages = page.evaluate("() => [...document.querySelectorAll('mjx-container')].map(f => f.closest('[lang]').lang)")
     page.close()
     assert len(formulas) >= 5 and problems == []
+    assert set(languages) == {"en"}, sorted(set(languages))
 
 
 # (chapter, a piece of the formula's TeX, words its speech text must contain): real formulas.

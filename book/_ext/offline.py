@@ -35,7 +35,17 @@ def _use_local_mathjax(app, config):
     config.mathjax3_config = copy.deepcopy(SETTINGS)
 
 
+# MathJax 3.2.2 speaks mathematics in English only (autograder/mathjax.py): in a page in another
+# language each formula says so, so that a screen reader reads its speech with an English voice.
+MATHS_SPEAK_ENGLISH = """window.addEventListener("load", () => {
+  if (!window.MathJax || !MathJax.startup || document.documentElement.lang.startsWith("en")) return;
+  MathJax.startup.promise.then(() =>
+    document.querySelectorAll("mjx-container").forEach(formula => formula.setAttribute("lang", "en")));
+});"""
+
+
 def setup(app):
+    app.add_js_file(None, body=MATHS_SPEAK_ENGLISH)
     app.connect("config-inited", _use_local_mathjax)
     app.connect("build-finished", _copy_mathjax_into_site)
     app.connect("html-page-context", _drop_thebe_scripts)
