@@ -30,8 +30,16 @@ MATHJAX_DIR = Path(distribution("sphinx-mathjax-offline").locate_file("sphinx-ma
 COMPONENT = "tex-chtml-full-speech.js"
 # The page of a notebook (feedback, Formgrader) loads this, written beside the copy, first.
 SETTINGS_FILE = "settings.js"
-# latest.js asks api.github.com for the newest MathJax, and node-main.js is for Node only.
-_IGNORE = shutil.ignore_patterns("latest.js", "node-main.js")
+# Only what the component loads (and the SVG output its menu offers): not the wheel's other
+# components (latest.js asks api.github.com for the newest MathJax; node-main.js is for Node).
+_IGNORE = shutil.ignore_patterns("latest.js", "node-main.js", "core.js", "loader.js", "startup.js",
+                                 "tex-chtml.js", "tex-chtml-full.js", "tex-svg*.js", "tex-mml-*.js", "mml-*.js")
+# The speech rule engine's built-in default addresses: its locale files (which MathJax loads from the
+# copy's sre/mathmaps instead) and a fallback for old Internet Explorer.  They are strings in its code,
+# never requested here: the browser tests see every request a page makes (tests/test_math_speech.py).
+SRE_DEFAULT_ADDRESSES = ("https://cdn.jsdelivr.net/npm/sre-mathmaps-ie@",
+                         "https://cdn.jsdelivr.net/npm/speech-rule-engine@",
+                         "https://cdn.jsdelivr.net/npm/wicked-good-xpath@")
 
 SETTINGS = {
     # The delimiters Sphinx writes; a literal $ in the book's prose stays a dollar.
