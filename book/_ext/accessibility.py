@@ -8,7 +8,8 @@
   or more English words outside code and formulas (untranslated theme labels, the titles
   of cited papers, English quotations) in ``<span lang="en">``, so that a screen reader
   switches its voice.  Text already inside an element with the right ``lang`` is left.
-* ``accessibility.css``: visible focus, reflow at 320 px and contrast (see its comments).
+* ``accessibility.css`` (reflow at 320 px, visible focus) and ``accessibility.js`` (a box that
+  scrolls sideways, which the theme makes a keyboard stop, is a named region).
 """
 import html
 import re
@@ -25,7 +26,7 @@ HAS_JAPANESE = re.compile(rf"[{JAPANESE}]")
 # runs in Japanese prose are names and loanwords ("Transformer の"), read in Japanese.
 LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
 ENGLISH_WORD = rf"[0-9]*[{LATIN}][{LATIN}0-9'’\-]*"
-ENGLISH_RUN = re.compile(rf"{ENGLISH_WORD}(?:(?:[ \t\n,:;.!?()\-–—/'’\"“”0-9]|&\w+;|&#\d+;)+{ENGLISH_WORD}){{2,}}[.!?)]?")
+ENGLISH_RUN = re.compile(rf"{ENGLISH_WORD}(?:(?:[ \u00a0\t\n,:;.!?()\-–—/'’\"“”0-9]|&\w+;|&#\d+;)+{ENGLISH_WORD}){{2,}}[.!?)]?")
 
 # Elements whose text is never wrapped: not prose (scripts, TeX sources of formulas, code
 # in the Japanese edition) or where a <span> cannot go.
@@ -124,5 +125,6 @@ def setup(app):
     app.connect("build-finished", _mark_pages)
     app.connect("config-inited", _add_static)
     app.add_css_file("accessibility.css")
+    app.add_js_file("accessibility.js")
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
