@@ -1,7 +1,8 @@
 """What the book's pages need for WCAG 2.2 AA beyond the theme (tests/test_accessibility.py).
 
 * A diagram (sphinx.ext.graphviz, SVG) is an ``<object>``, which assistive technology
-  names only from ARIA: it gets ``role="img"`` and its alt text as ``aria-label``.
+  names only from ARIA: it gets ``role="img"`` and its alt text as ``aria-label``, and
+  leaves the tab order (it has nothing to operate).
 * The language of parts (WCAG 3.1.2): after the build, every page is passed over once.
   In the English edition a run of Japanese text (the glossary's terms, 「用語集」 in the
   navigation) is wrapped in ``<span lang="ja">``; in the Japanese edition a run of three
@@ -107,7 +108,8 @@ def _visit_graphviz(self, node):
         alt = self.encode(node.get("alt", "")).strip()
         for i in range(start, len(self.body)):
             if self.body[i].startswith("<object ") and alt:
-                self.body[i] = self.body[i].replace("<object ", f'<object role="img" aria-label="{alt}" ', 1)
+                # Chromium makes an <object> a tab stop; a diagram has nothing to operate.
+                self.body[i] = self.body[i].replace("<object ", f'<object role="img" aria-label="{alt}" tabindex="-1" ', 1)
 
 
 def _add_static(app, config):
