@@ -9,6 +9,7 @@
   or more English words outside code and formulas (untranslated theme labels, the titles
   of cited papers, English quotations) in ``<span lang="en">``, so that a screen reader
   switches its voice.  Text already inside an element with the right ``lang`` is left.
+  The same pass makes the entries of a bibliography list items (``role="listitem"``).
 * ``accessibility.css`` (reflow at 320 px, visible focus) and ``accessibility.js`` (a box that
   scrolls sideways, which the theme makes a keyboard stop, is a named region).
 """
@@ -81,6 +82,11 @@ def mark_language_of_parts(page, language):
     return "".join(out)
 
 
+# Sphinx writes a bibliography as role="list" of role="doc-biblioentry", a role DPUB-ARIA 1.1
+# deprecates and that is no list item: assistive technology finds a list with no items.
+BIBLIOGRAPHY_ENTRY = ('role="doc-biblioentry"', 'role="listitem"')
+
+
 def _mark_pages(app, exception):
     if exception is not None or app.builder.format != "html":
         return
@@ -91,7 +97,7 @@ def _mark_pages(app, exception):
         path = outdir / f"{docname}.html"
         if path.exists():
             page = path.read_text(encoding="utf-8")
-            marked = mark_language_of_parts(page, language)
+            marked = mark_language_of_parts(page, language).replace(*BIBLIOGRAPHY_ENTRY)
             if marked != page:
                 path.write_text(marked, encoding="utf-8")
 
