@@ -1,7 +1,8 @@
 # The two commands of the README:
 #   make book   create .venv from requirements.txt, build the book: the English
 #               edition into _build/html, the Japanese one into _build/html/ja
-#               (with the book's wheel, which the learners page links)
+#               (with the book's wheel, which the learners page links), and both
+#               as PDFs, _build/pdf/attention-{en,ja}.pdf (the site links them)
 #   make test   the same set-up (plus the Debian packages the tests need), then every test
 # and the fast tier, `make check`: ruff and the tests that need no browser, no
 # PostgreSQL, no book build and no nbgrader run.
@@ -15,10 +16,12 @@ BIN    := $(CURDIR)/$(VENV)/bin
 # Debian packages the tests use: bubblewrap sandboxes the learner's code when grading,
 # postgresql is the shared gradebook's server, chromium and a CJK font drive the
 # browser tests of the built book (Japanese glossary terms must render); graphviz
-# draws the book's diagrams in Noto Sans CJK (both editions' figures use it), so
-# `make book` installs both; Info-ZIP's zip writes LMS zips as many LMSs do (no UTF-8 flag).
-BOOK_PACKAGES  := graphviz fonts-noto-cjk
-DEBIAN_PACKAGES := $(BOOK_PACKAGES) bubblewrap postgresql chromium zip
+# draws the book's diagrams in Noto Sans CJK (both editions' figures use it);
+# Chromium prints the PDFs and poppler-utils reads back the page where each chapter
+# starts (and the tests read the PDFs with it), so `make book` installs all four;
+# Info-ZIP's zip writes LMS zips as many LMSs do (no UTF-8 flag).
+BOOK_PACKAGES  := graphviz fonts-noto-cjk chromium poppler-utils
+DEBIAN_PACKAGES := $(BOOK_PACKAGES) bubblewrap postgresql zip
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: book locales test check wheel book-packages debian-packages clean
@@ -32,12 +35,18 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	# package would otherwise be that folder, an empty namespace package.
 	$(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' | \
 	  xargs -I{} sh -c 'echo "$(CURDIR)" > "{}/attention_book_root.pth"'
+	# The Jupyter server extension that serves MathJax 3 to Formgrader (autograder/jupyter_mathjax.py),
+	# enabled for this venv as a wheel enables its own: a file in etc/jupyter/jupyter_server_config.d.
+	mkdir -p $(VENV)/etc/jupyter/jupyter_server_config.d
+	cp autograder/jupyter-config/autograder-mathjax.json $(VENV)/etc/jupyter/jupyter_server_config.d/
 	touch $@
 
 book: $(VENV)/.installed book-packages
 	$(BIN)/jupyter-book build . -W -n --keep-going
 	$(BIN)/python book/_ext/editions.py ja
+	$(BIN)/python book/_ext/pdf.py
 	@echo "The book is in _build/html: open _build/html/index.html (English) or _build/html/ja/index.html (日本語)."
+	@echo "As PDFs: _build/pdf/attention-en.pdf, _build/pdf/attention-ja.pdf."
 
 # After an English edit: the message templates afresh, merged into the Japanese
 # catalogs (changed entries become fuzzy, new ones empty; locales/ja/README.md).

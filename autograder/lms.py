@@ -61,7 +61,7 @@ their pages go in, since which one is right cannot be known, and one line names 
 contested name.  A student with feedback but no record of where the submission came from is listed in one line;
 the pages are bounded (``MAX_PAGE_BYTES``, ``MAX_PAGES_PER_STUDENT``, ``MAX_ZIP_BYTES``); links are
 never followed; the zip is written beside its destination and moved there when complete.  A page
-loads MathJax from the course's ``autograder/feedback/mathjax``, which the LMS does not have: its
+loads MathJax 3 from the course's ``autograder/feedback/mathjax``, which the LMS does not have: its
 formulas show as their TeX source there.
 """
 import csv

@@ -1,35 +1,75 @@
-"""A local copy of MathJax, for pages that must render math with no network.
+"""A local copy of MathJax 3, for pages that must render math with no network, and its settings.
 
-The one piece of build tooling shared by the book and the grader: MathJax 2.7
-ships inside the pinned ``jupyter-server-mathjax`` wheel, and this copies it,
-with the offline settings of ``mathjax-offline.js``, where a page can load it.
-The book build (book/_ext/offline.py) copies it into
-``_build/html/_static/mathjax``, nbgrader's feedback step
-(autograder/nbgrader_config.py) into ``autograder/feedback/mathjax``.
+The one piece of build tooling shared by the book and the grader: MathJax 3.2.2 (its full es5
+build, with the speech rule engine and its locale files) ships inside the pinned
+``sphinx-mathjax-offline`` wheel. Three consumers load it with the same settings (``SETTINGS``):
+
+* the book: book/_ext/offline.py copies it into ``_build/html/_static/mathjax`` and gives Sphinx
+  the settings as ``mathjax3_config``;
+* nbgrader's feedback pages: autograder/nbgrader_config.py copies it into
+  ``autograder/feedback/mathjax``, with the settings for notebooks as ``settings.js``
+  (templates/feedback/mathjax.html.j2 loads both);
+* Formgrader: the Jupyter server extension autograder/jupyter_mathjax.py serves the wheel's files
+  and the same ``settings.js`` (templates/formgrade/mathjax.html.j2).
+
+Every formula carries assistive MathML (what a screen reader reads) and its speech text (from
+the speech rule engine, whose rules are loaded from the copy's sre/mathmaps), and can be explored
+with the keyboard.  The speech rule engine of 3.2.2 has no Japanese locale, so both editions
+speak the mathematics in English (see CONTRIBUTING.md).
 """
+import copy
+import json
 import shutil
+from importlib.metadata import distribution
 from pathlib import Path
 
-import jupyter_server_mathjax
+# The wheel installs a folder whose name is not a Python package name (it has hyphens).
+MATHJAX_DIR = Path(distribution("sphinx-mathjax-offline").locate_file("sphinx-mathjax-offline/static/mathjax"))
+# TeX input, CommonHTML output, the menu, assistive MathML, the speech rule engine, semantic
+# enrichment and the explorer, in one file; everything else it needs is loaded from beside it.
+COMPONENT = "tex-chtml-full-speech.js"
+# The page of a notebook (feedback, Formgrader) loads this, written beside the copy, first.
+SETTINGS_FILE = "settings.js"
+# latest.js asks api.github.com for the newest MathJax, and node-main.js is for Node only.
+_IGNORE = shutil.ignore_patterns("latest.js", "node-main.js")
 
-MATHJAX_DIR = Path(jupyter_server_mathjax.__file__).parent / "static"
-# The accessibility extension names a CDN inside its code and is never loaded.
-_IGNORE = shutil.ignore_patterns("a11y")
+SETTINGS = {
+    # The delimiters Sphinx writes; a literal $ in the book's prose stays a dollar.
+    "tex": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]], "processEscapes": True},
+    "options": {
+        "ignoreHtmlClass": "tex2jax_ignore|highlight|pre",   # code is never typeset
+        # ...except math inside those; the classes myst-parser sets (it warns if they differ).
+        "processHtmlClass": "tex2jax_process|mathjax_process|math|output_area",
+        "enableAssistiveMml": True,     # hidden MathML beside each formula: what screen readers read
+        "enableEnrichment": True,
+        "enrichSpeech": "shallow",      # each formula's speech text, as its aria-label
+        "sre": {"locale": "en", "domain": "clearspeak"},   # 3.2.2 has no Japanese locale
+        "menuOptions": {"settings": {"assistiveMml": True, "explorer": True, "inTabOrder": True}},
+        "a11y": {"speech": True, "subtitles": False, "keyMagnifier": False},
+    },
+    # CommonHTML's fonts are left at their default, output/chtml/fonts/woff-v2 beside the component.
+    # It scales formulas to the text's x-height (about 127% in the book's font); 95% of that keeps the
+    # widest display formula (chapter 7's) inside the text column at 1280 px (tests/test_browser.py).
+    "chtml": {"scale": 0.95},
+}
 
 
-# The settings every page needs to use this copy offline, added to it as
-# config/local/offline.js.
-OFFLINE_CONFIG = Path(__file__).with_name("mathjax-offline.js")
-# What a page loads, relative to the copy: the wheel's one combined
-# configuration, then ours.
-ENTRY = "MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,local/offline"
+def notebook_settings():
+    """SETTINGS for a rendered notebook, whose markdown keeps Jupyter's $...$ and $$...$$."""
+    settings = copy.deepcopy(SETTINGS)
+    settings["tex"]["inlineMath"].insert(0, ["$", "$"])
+    settings["tex"]["displayMath"].insert(0, ["$$", "$$"])
+    return settings
+
+
+def settings_script(settings):
+    """The script that gives MathJax ``settings``; it must run before the component loads."""
+    return f"window.MathJax = {json.dumps(settings, indent=1)};\n"
 
 
 def copy_mathjax(target):
-    """Copy MathJax, with the offline settings, into the folder ``target``
+    """Copy MathJax, with the notebook settings as ``settings.js``, into the folder ``target``
     (created if needed).
     """
     shutil.copytree(MATHJAX_DIR, target, ignore=_IGNORE, dirs_exist_ok=True)
-    (Path(target) / "config" / "local").mkdir(parents=True, exist_ok=True)
-    shutil.copy(OFFLINE_CONFIG,
-                Path(target) / "config" / "local" / "offline.js")
+    (Path(target) / SETTINGS_FILE).write_text(settings_script(notebook_settings()))

@@ -36,14 +36,16 @@ def pytest_collection_modifyitems(items):
 def site(tmp_path_factory):
     """The book, built once per test run as `make book` builds it: the English edition
     with `jupyter-book build . -W -n --keep-going`, the Japanese one into its ja/ folder
-    with `python book/_ext/editions.py ja` (also -W -n --keep-going); no warning in either."""
+    with `python book/_ext/editions.py ja` (also -W -n --keep-going); no warning in either;
+    then both as PDFs with `python book/_ext/pdf.py` (into _build/pdf, copied into the site)."""
     import re
     import subprocess
     out = tmp_path_factory.mktemp("book")
     root = Path(__file__).parents[1]
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     for command in ([str(jupyter_book), "build", str(root), "-W", "-n", "--keep-going"],
-                    [sys.executable, str(root / "book" / "_ext" / "editions.py"), "ja"]):
+                    [sys.executable, str(root / "book" / "_ext" / "editions.py"), "ja"],
+                    [sys.executable, str(root / "book" / "_ext" / "pdf.py")]):
         result = subprocess.run([*command, "--path-output", str(out)], capture_output=True, text=True)
         log = result.stdout + result.stderr
         assert result.returncode == 0, log[-5000:]
@@ -51,11 +53,9 @@ def site(tmp_path_factory):
     return out / "_build" / "html"
 
 
-CHROMIUM = "/usr/bin/chromium"  # Debian's; Playwright's own browser download is not available here
-# The flags Chromium needs here: root, no GPU, and no calls home on a closed network.
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--disable-dev-shm-usage"]
+# Debian's Chromium and its flags, as the book's PDF step (book/_ext/pdf.py) drives it.
+sys.path.insert(0, str(Path(__file__).parents[1] / "book" / "_ext"))
+from pdf import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
 
 
 @pytest.fixture(scope="session")

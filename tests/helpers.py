@@ -77,10 +77,17 @@ def serve(folder):
         httpd.shutdown()
 
 
-# MathJax 2: resolves when its queue has typeset the page (false if MathJax is not there).
+# MathJax 3: resolves when it has typeset the page (false if MathJax is not there).
+# MathJax.startup.promise is the readiness signal every consumer (tests, the PDF print) waits on.
 WAIT_FOR_MATHJAX = """() => new Promise(resolve => {
-    if (!window.MathJax || !MathJax.Hub) { resolve(false); return; }
-    MathJax.Hub.Queue(() => resolve(true));
+    const ready = () => window.MathJax && MathJax.startup && MathJax.startup.promise;
+    if (ready()) { MathJax.startup.promise.then(() => resolve(true), () => resolve(false)); return; }
+    if (!window.MathJax) { resolve(false); return; }
+    // Only the settings so far: the component (a deferred script) is still loading.
+    const started = Date.now(), poll = setInterval(() => {
+        if (ready()) { clearInterval(poll); MathJax.startup.promise.then(() => resolve(true), () => resolve(false)); }
+        else if (Date.now() - started > 20000) { clearInterval(poll); resolve(false); }
+    }, 50);
 })"""
 
 
@@ -103,11 +110,10 @@ def open_page(browser, url):
 # page text without code and typeset math (raw TeX left there means a formula was not typeset).
 MATH_REPORT = """() => {
     const math = document.querySelectorAll('.math.notranslate');               // Sphinx's formulas
-    const typeset = document.querySelectorAll('script[type^="math/tex"]');     // what MathJax found
-    const errors = document.querySelectorAll('.MathJax_Error, merror, .merror');
+    const typeset = document.querySelectorAll('mjx-container');                // what MathJax typeset
+    const errors = document.querySelectorAll('mjx-merror, [data-mjx-error]');
     const clone = document.body.cloneNode(true);
-    clone.querySelectorAll('script, style, pre, code, .MathJax_Preview, .MathJax, .MathJax_Display')
-         .forEach(e => e.remove());
+    clone.querySelectorAll('script, style, pre, code, mjx-container').forEach(e => e.remove());
     return {math: math.length, typeset: typeset.length, errors: errors.length, text: clone.innerText};
 }"""
 
@@ -130,6 +136,22 @@ def math_problems(page, at_least=0):
         if leftover:
             problems.append(f"raw TeX left: {leftover[:5]}")
     return problems
+
+
+# Each typeset formula: its accessible name (the speech text of the speech rule engine) and whether
+# it carries the hidden MathML (a <math> element) that screen readers read.
+SPOKEN = """() => [...document.querySelectorAll('mjx-container')].map(c => ({
+    name: c.getAttribute('aria-label') || '',
+    mathml: !!c.querySelector('mjx-assistive-mml > math'),
+    tex: [...MathJax.startup.document.math].filter(item => item.typesetRoot === c).map(item => item.math).join('')
+}))"""
+
+
+def speech_problems(page):
+    """Formulas of an open page (MathJax has run) that a screen reader could not speak: no
+    accessible name, or no assistive MathML (empty: every formula can be read)."""
+    formulas = page.evaluate(SPOKEN)
+    return [f"formula without speech or MathML: {f}" for f in formulas if not (f["name"].strip() and f["mathml"])]
 
 
 def central_difference(loss, array, index, step):

@@ -242,7 +242,7 @@ REFLOW = """() => {
     const boxes = [...document.querySelectorAll('main *')].filter(e => {
         const s = getComputedStyle(e);
         return /(auto|scroll)/.test(s.overflowX) && e.scrollWidth > e.clientWidth + 1
-               && e.checkVisibility() && !e.closest('.MathJax_Display, mjx-container') || false;
+               && e.checkVisibility();
     });
     const unreachable = boxes.filter(e => !(e.tabIndex >= 0 && e.matches('[tabindex], a, button, input, select, textarea'))
         || !(e.getAttribute('role') === 'region' || e.hasAttribute('aria-label') || e.hasAttribute('aria-labelledby')));

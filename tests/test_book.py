@@ -50,7 +50,7 @@ def test_mathjax_is_served_by_the_site_itself(site):
                                                                              "search.html"):
             continue  # index.html only redirects to the introduction
         html = page.read_text()
-        sources = re.findall(r'<script[^>]*src="([^"]*MathJax\.js[^"]*)"', html)
+        sources = re.findall(r'<script[^>]*src="([^"]*mathjax/tex-chtml-full-speech\.js[^"]*)"', html)
         if 'class="math' not in html:
             continue  # Sphinx loads MathJax only on pages with math
         assert len(sources) == 1, page

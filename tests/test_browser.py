@@ -169,11 +169,13 @@ def test_screenshot_of_every_chapter(site, server, browser):
 
 WIDE_PAGE = {"width": 1280, "height": 900}
 
-# Display math typeset by MathJax 2 (HTML-CSS): the span inside span.math carries the formula's
-# real width, which may exceed the box MathJax draws it in. Compare it with Sphinx's container.
+# Display math typeset by MathJax 3 (CommonHTML): mjx-math inside the mjx-container carries the
+# formula's real width, which may exceed the block MathJax draws it in. Compare it with Sphinx's
+# container; the TeX, for the message, is MathJax's own record of the formula.
 MATH_WIDTHS = """() => Array.from(document.querySelectorAll('div.math')).map(box => {
-    const formula = box.querySelector('.MathJax span.math > span');
-    return {tex: (box.querySelector('script') || {}).textContent || box.textContent.slice(0, 80),
+    const formula = box.querySelector('mjx-container > mjx-math');
+    const item = [...MathJax.startup.document.math].find(i => box.contains(i.typesetRoot));
+    return {tex: item ? item.math : box.textContent.slice(0, 80),
             width: formula ? formula.getBoundingClientRect().width : null, room: box.clientWidth};
 })"""
 

@@ -114,8 +114,8 @@ def test_feedback_names_the_mistake_and_hides_the_hidden_tests(graded_class):
         assert "BEGIN HIDDEN TESTS" not in html
         assert "autograder.catalogue" not in html and "check_axis" not in html
         assert "cdnjs" not in html and "cdn.jsdelivr" not in html
-        assert 'src="../../mathjax/MathJax.js' in html and "white-space: pre-wrap" in html
-    assert (feedback / "mathjax" / "MathJax.js").exists()
+        assert 'src="../../mathjax/tex-chtml-full-speech.js' in html and "white-space: pre-wrap" in html
+    assert (feedback / "mathjax" / "tex-chtml-full-speech.js").exists() and (feedback / "mathjax" / "settings.js").exists()
 
 
 def test_feedback_math_renders_offline(graded_class, browser):
@@ -123,6 +123,7 @@ def test_feedback_math_renders_offline(graded_class, browser):
     with helpers.serve(feedback) as url:
         page, problems = helpers.open_page(browser, f"{url}/{CAROL}/01_softmax/softmax.html")
         problems += helpers.math_problems(page, at_least=1)
+        problems += helpers.speech_problems(page)      # assistive MathML and speech, as in the book
         assert "the `axis` argument is ignored" in page.inner_text("body")
         page.set_viewport_size({"width": 1046, "height": 800})      # the issue's feedback box
         overflow = page.evaluate("""() => {

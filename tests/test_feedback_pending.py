@@ -73,7 +73,7 @@ def test_feedback_says_the_written_answer_awaits_grading_until_it_is_graded(tmp_
     assert f"Student's answer {AWAITING}: 1 point (Top) {ANSWER}" in text    # the answer's own heading
     assert "Score: 0.0 / 1.0" not in text and "Score: 7.0 / 8.0)" not in text
     _no_template_markup(text)
-    assert 'src="../../mathjax/MathJax.js' in page and "cdnjs" not in page   # still the local MathJax
+    assert 'src="../../mathjax/tex-chtml-full-speech.js' in page and "cdnjs" not in page   # still the local MathJax
 
     page, text = _page(root, "bob")     # an untouched answer is graded: 0, nothing awaits
     assert "softmax (Score: 7.0 / 8.0)" in text and "Written response (Score: 0.0 / 1.0)" in text
@@ -90,4 +90,4 @@ def test_feedback_says_the_written_answer_awaits_grading_until_it_is_graded(tmp_
     assert "Written response (Score: 0.5 / 1.0)" in text and "Score: 0.5 / 1.0 (Top) " + ANSWER in text
     assert "await" not in text.lower()
     _no_template_markup(text)
-    assert 'src="../../mathjax/MathJax.js' in page and "cdnjs" not in page
+    assert 'src="../../mathjax/tex-chtml-full-speech.js' in page and "cdnjs" not in page

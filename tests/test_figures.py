@@ -179,3 +179,219 @@ def test_a_comment_is_never_read_as_a_label():
     if shutil.which("dot"):
         result = subprocess.run(["dot", "-Tsvg"], input=japanese, capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
+
+
+# --- the data of a figure, as tables (issue 29) -----------------------------------------------
+
+import csv  # noqa: E402
+import io  # noqa: E402
+import json  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import figure_data  # noqa: E402
+
+
+def test_a_line_plot_s_table_is_x_then_each_labelled_curve():
+    plotting.use_book_style()
+    figure, ax = plt.subplots()
+    plotting.plot_curves([1, 2, 4], {"with attention": [0.123456, 0.5, 1 / 3], "without": [1e-6, np.nan, 2]},
+                         ax=ax, xlabel="input length $T$", ylabel="accuracy", title="Accuracy")
+    ax.axhline(0.125, color="gray", label="chance (1/8)")    # labelled: a level a reader compares with
+    ax.axvline(3.5, color="gray")                              # unlabelled: decoration
+    ax.plot([10, 20], [5, 6], label="elsewhere")               # other x values: its own table
+    ax.legend()
+    tables = plotting.figure_data(figure)
+    assert tables[0] == {"caption": "Accuracy",
+                         "columns": ["input length $T$", "with attention", "without", "chance (1/8)"],
+                         "rows": [[1, 0.1235, 1e-06, 0.125], [2, 0.5, None, 0.125], [4, 0.3333, 2, 0.125]]}
+    assert tables[1]["columns"] == ["input length $T$", "elsewhere", "chance (1/8)"]
+    assert [row[:2] for row in tables[1]["rows"]] == [[10, 5], [20, 6]]
+    assert len(tables) == 2
+    json.dumps(tables, allow_nan=False)          # stored in the notebook: strict JSON
+    assert plotting.figure_png(figure)[1]["attention_book"]["data"] == tables
+    plt.close(figure)
+
+
+def test_a_single_unlabelled_curve_is_named_by_its_axis_and_scatter_points_join_their_x():
+    plotting.use_book_style()
+    figure, ax = plt.subplots()
+    plotting.plot_curves(np.arange(3), {"running maximum": [1.0, 2.0, 2.0]}, ax=ax, ylabel="score")
+    ax.scatter(np.arange(3), [1.0, 2.0, 0.5], label="score s_j")
+    ax.legend()
+    other, ax2 = plt.subplots()
+    ax2.plot([0, 1], [2, 3])
+    ax2.set_ylabel("loss")
+    assert plotting.figure_data(figure)[0]["columns"] == ["x", "running maximum", "score s_j"]
+    assert plotting.figure_data(figure)[0]["rows"][2] == [2, 2, 0.5]
+    assert plotting.figure_data(other)[0]["columns"] == ["x", "loss"]
+    plt.close("all")
+
+
+def test_a_heatmap_s_table_is_its_matrix_named_by_its_tick_labels():
+    plotting.use_book_style()
+    weights = np.array([[0.7, 0.3, 0.0], [0.25, 0.25, 0.5]])
+    ax = plotting.show_heatmap(weights, ["the", "cat"], ["le", "chat", "noir"], title="weights")
+    figure = ax.figure
+    assert plotting.figure_data(figure) == [{   # the colorbar and the cells' annotations are not data
+        "caption": "weights", "columns": ["query position i", "le", "chat", "noir"],
+        "rows": [["the", 0.7, 0.3, 0], ["cat", 0.25, 0.25, 0.5]]}]
+    plt.close(figure)
+    figure, ax = plt.subplots()
+    ax.imshow(np.arange(30.0).reshape(15, 2), aspect="auto")   # ticks 0, 5, 10: rows named by index
+    figure.suptitle("a figure's title")
+    table, = plotting.figure_data(figure)
+    assert table["caption"] == "a figure's title" and table["columns"] == ["y", 0, 1]
+    assert [row[0] for row in table["rows"]] == list(range(15)) and table["rows"][14] == [14, 28, 29]
+    plt.close(figure)
+
+
+def test_a_bar_chart_s_table_is_one_row_per_bar():
+    plotting.use_book_style()
+    figure, ax = plt.subplots()
+    ax.bar(["softmax", "sparsemax"], [2.5, 1.0])
+    ax.set_xlabel("method")
+    ax.set_ylabel("time (ms)")
+    assert plotting.figure_data(figure) == [{"caption": "", "columns": ["method", "time (ms)"],
+                                             "rows": [["softmax", 2.5], ["sparsemax", 1]]}]
+    plt.close(figure)
+
+
+def test_an_oversized_heatmap_is_capped_and_says_so():
+    plotting.use_book_style()
+    figure, ax = plt.subplots()
+    ax.imshow(np.arange(200 * 40.0).reshape(200, 40), aspect="auto")
+    ax.set_title("big")
+    table, = plotting.figure_data(figure)                       # under MAX_CELLS: all stored
+    assert len(table["rows"]) == 200 and len(table["columns"]) == 41 and "total_rows" not in table
+    page = figure_data.table_html(table, "big", "big.csv", figure_data.WORDS["en"])
+    assert page.count("<tr>") == figure_data.MAX_ROWS + 1       # the HTML shows a corner of it
+    assert page.count('<th scope="col">') == figure_data.MAX_COLUMNS + 1
+    assert page.count("<td>") == figure_data.MAX_ROWS * figure_data.MAX_COLUMNS
+    assert (f"<caption>big (first {figure_data.MAX_ROWS} of 200 rows shown; first {figure_data.MAX_COLUMNS} "
+            "of 40 columns shown; the CSV has them all)</caption>") in page
+    rows = list(csv.reader(io.StringIO(figure_data.table_csv(table))))   # the CSV has everything
+    assert len(rows) == 201 and len(rows[0]) == 41 and rows[200][:3] == ["199", "7960", "7961"]
+    ax.images[0].remove()
+    ax.imshow(np.arange(300 * 300.0).reshape(300, 300), aspect="auto")
+    table, = plotting.figure_data(figure)                       # over MAX_CELLS: the first rows
+    stored = plotting.MAX_CELLS // 301
+    assert len(table["rows"]) == stored and table["total_rows"] == 300 and len(table["columns"]) == 301
+    page = figure_data.table_html(table, "big", "big.csv", figure_data.WORDS["ja"])
+    assert f"図が保存したのは全 300 行のうち最初の {stored} 行" in page
+    plt.close(figure)
+
+
+def test_a_long_curve_keeps_every_k_th_point_and_its_last():
+    plotting.use_book_style()
+    figure, ax = plt.subplots()
+    ax.plot(np.arange(15001), np.arange(15001) / 2, label="rate")
+    table, = plotting.figure_data(figure)
+    every = -(-15001 * 2 // plotting.MAX_CELLS)
+    assert table["every"] == every == 4 and table["total_rows"] == 15001
+    assert table["rows"][:2] == [[0, 0], [4, 2]] and table["rows"][-1] == [15000, 7500]
+    assert len(table["rows"]) * 2 <= plotting.MAX_CELLS
+    page = figure_data.table_html(table, "rate", "r.csv", figure_data.WORDS["en"])
+    assert "the figure stored every 4th of its 15001 rows" in page
+    plt.close(figure)
+
+
+def test_a_table_in_html_has_a_caption_scoped_headers_and_its_language():
+    table = {"caption": "Accuracy", "columns": ["input length $T$", "with attention"],
+             "rows": [[1, 0.1235], [2, None]]}
+    japanese = {"input length $T$": "入力長 $T$", "with attention": "注意あり"}.get
+    page = figure_data.table_html(table, "精度", "../x.csv", figure_data.WORDS["ja"],
+                                  lambda s: japanese(s) or s)
+    assert "<caption>精度</caption>" in page
+    assert '<th scope="col">入力長 T</th><th scope="col">注意あり</th>' in page
+    assert '<tr><th scope="row">1</th><td>0.1235</td></tr><tr><th scope="row">2</th><td></td></tr>' in page
+    assert '<a href="../x.csv" download>「精度」を CSV でダウンロード</a>' in page
+    assert figure_data.table_csv(table) == "input length T,with attention\r\n1,0.1235\r\n2,\r\n"
+
+
+def committed_figures():
+    for path in sorted((helpers.REPO / "book").glob("*.ipynb")):
+        for digest, book in editions.notebook_figures(path):
+            yield path.stem, digest, book
+
+
+def test_every_figure_of_the_book_carries_its_data():
+    """The committed outputs hold each plot's tables (run the chapter again when one is missing)."""
+    figures = list(committed_figures())
+    assert len(figures) >= 40
+    problems = []
+    for page, digest, book in figures:
+        tables = book.get("data") or []
+        if not tables:
+            problems.append(f"{page}: figure {digest[:8]} has no data")
+        for table in tables:
+            width = len(table["columns"])
+            if not table["rows"] or any(len(row) != width for row in table["rows"]) \
+                    or any(h in ("", None) for h in table["columns"]):
+                problems.append(f"{page}: figure {digest[:8]}: a table with empty headers or ragged rows")
+    assert problems == []
+
+
+def _catalog(page):
+    from babel.messages.pofile import read_po
+    with open(helpers.REPO / "locales" / "ja" / "LC_MESSAGES" / "book" / f"{page}.po", "rb") as handle:
+        return {m.id: m.string for m in read_po(handle) if m.id and m.string and not m.fuzzy}
+
+
+def test_every_figure_of_both_editions_is_followed_by_its_data(site):
+    """In the built pages each plot is followed by a collapsed section with its tables (a caption,
+    th headers with their scope, in the edition's language) and CSV links that resolve."""
+    import hashlib
+    from bs4 import BeautifulSoup
+    problems, checked = [], 0
+    for path in sorted((helpers.REPO / "book").glob("*.ipynb")):
+        figures = editions.notebook_figures(path)
+        if not figures:
+            continue
+        translations = _catalog(path.stem)
+        for edition, folder, summary in (("en", site, "Data of this figure"), ("ja", site / "ja", "この図のデータ")):
+            page = folder / "book" / f"{path.stem}.html"
+            soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+            images = {Path(img["src"]).stem: img for img in soup.select("article img")}
+            for digest, book in figures:
+                if edition == "ja":
+                    digest = hashlib.sha256(base64.b64decode(book["ja"]["png"])).hexdigest()
+                    translate = lambda text: translations.get(text, text)  # noqa: E731
+                else:
+                    translate = str
+                where = f"{edition} {path.stem} {digest[:8]}"
+                details = images[digest].find_next_sibling() if digest in images else None
+                if details is None or details.name != "details" or "figure-data" not in details["class"]:
+                    problems.append(f"{where}: no data after the figure")
+                    continue
+                checked += 1
+                assert details.summary.get_text() == summary, where
+                tables, links = details.select("table"), details.select("a[href$='.csv']")
+                assert len(tables) == len(links) == len(book["data"]), where
+                for table, link, data in zip(tables, links, book["data"]):
+                    caption = table.caption.get_text()
+                    if data["caption"]:
+                        assert caption.startswith(figure_data.header_text(data["caption"], translate)), where
+                    heads = [th.get_text() for th in table.select("thead th")]
+                    assert all(th.get("scope") == "col" for th in table.select("thead th")), where
+                    assert heads and all(heads), where
+                    assert [figure_data.header_text(h, translate) for h in data["columns"]][:len(heads)] == heads
+                    assert all(row.select_one("th[scope=row]") is not None for row in table.select("tbody tr"))
+                    csv_file = (page.parent / link["href"]).resolve()
+                    assert csv_file.is_file() and csv_file.is_relative_to(folder), f"{where}: {link['href']}"
+                    rows = list(csv.reader(io.StringIO(csv_file.read_text(encoding="utf-8-sig"))))
+                    assert rows[0][:len(heads)] == heads and len(rows) == len(data["rows"]) + 1, where
+                    if edition == "ja":
+                        assert "CSV でダウンロード" in link.get_text(), where
+    assert problems == [] and checked >= 80, problems[:20]
+
+
+@pytest.mark.parametrize("tex, reads", [
+    (r"$\mathrm{Var}(q \cdot k)$（測定値）", "Var(q · k)（測定値）"),
+    (r"$\mathrm{Var}(q \cdot k / \sqrt{d_k})$", "Var(q · k / √d_k)"),
+    (r"$\alpha_{ij}$ over $x_1, \ldots, x_n$", "α_ij over x_1, …, x_n"),
+    (r"$QK^\top$", "QKᵀ"),
+])
+def test_a_table_header_reads_the_figures_maths_without_tex(tex, reads):
+    assert figure_data.header_text(tex) == reads

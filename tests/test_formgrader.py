@@ -1,9 +1,11 @@
-"""Formgrader, offline: a submission's page typesets its math with the MathJax Jupyter serves.
+"""Formgrader, offline: a submission's page typesets its math with the course's MathJax 3.
 
 nbgrader's formgrade template loads MathJax from a CDN (raw $$...$$ with no network);
-the course's template (autograder/templates/formgrade/mathjax.html.j2) loads the copy
-of the jupyter-server-mathjax extension.  A Jupyter server runs on a scratch course
-with the course's configuration, and Chromium opens the page with the network cut.
+the course's template (autograder/templates/formgrade/mathjax.html.j2) loads the MathJax
+the course's Jupyter server extension serves (autograder/jupyter_mathjax.py, enabled in the
+venv by make), with the book's settings: assistive MathML and speech.  A Jupyter server runs
+on a scratch course with the course's configuration, and Chromium opens the page with the
+network cut.
 """
 import contextlib
 import socket
@@ -75,10 +77,12 @@ def test_formgrader_page_typesets_math_offline(graded, browser):
         page, problems = helpers.open_page(browser, f"{url}/formgrader/submissions/{submission_id}")
         html = page.content()
         problems += helpers.math_problems(page, at_least=1)
+        problems += helpers.speech_problems(page)
         assert "formgrade.js" in html                       # Formgrader's page, not the feedback one
         assert "cdnjs" not in html and "cdn.jsdelivr" not in html
-        assert "/static/components/MathJax/MathJax.js" in page.evaluate(
-            "() => [...document.scripts].map(s => s.src).join(' ')")
+        scripts = page.evaluate("() => [...document.scripts].map(s => s.src)")
+        assert f"{url}/attention-mathjax/settings.js" in scripts
+        assert f"{url}/attention-mathjax/tex-chtml-full-speech.js" in scripts
         page.close()
     assert problems == []
 

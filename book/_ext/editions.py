@@ -31,6 +31,9 @@ Jupyter Book's CLI has no ``-D`` option (its issue #1791), so the command calls
 the function the CLI calls, ``jupyter_book.sphinx.build_sphinx``::
 
     python book/_ext/editions.py ja [--path-output DIR]   # -> DIR/_build/html/ja
+
+``--builder singlehtml`` builds the edition as one page instead, into
+``DIR/_build/singlehtml/ja``: the page ``book/_ext/pdf.py`` prints as a PDF.
 """
 import base64
 import hashlib
@@ -49,9 +52,9 @@ TEMPLATES = Path(__file__).with_name("templates")
 
 # What changes between editions besides the translated text.
 EDITIONS = {
-    "en": {"label": "English", "subdir": "",
+    "en": {"label": "English", "subdir": "", "pdf_title": "This book as a PDF",
            "footer": "Text and figures: {cc_by}; code: MIT ({license})."},
-    "ja": {"label": "日本語", "subdir": "ja",
+    "ja": {"label": "日本語", "subdir": "ja", "pdf_title": "この本の PDF 版",
            "config": {"language": "ja",
                       "html_title": "アテンション：ソフトマックスから Transformer まで",
                       "html_search_language": "ja",
@@ -258,9 +261,14 @@ class TranslateAttributes(SphinxTransform):
 
 # --- the switch between editions ------------------------------------------
 
+def up_to_root(pagename, language):
+    """How many folders up the site's root is from `pagename` of edition `language`."""
+    return pagename.count("/") + (1 if EDITIONS[language]["subdir"] else 0)
+
+
 def switch_target(pagename, language, other):
     """The relative address of `pagename` in edition `other`, seen from edition `language`."""
-    up = pagename.count("/") + (1 if EDITIONS[language]["subdir"] else 0)
+    up = up_to_root(pagename, language)
     sub = EDITIONS[other]["subdir"]
     return "../" * up + (f"{sub}/" if sub else "") + f"{pagename}.html"
 
@@ -271,6 +279,9 @@ def _add_switch(app, pagename, templatename, context, doctree):
         {"lang": other, "label": EDITIONS[other]["label"],
          "href": switch_target(pagename, language, other)}
         for other in EDITIONS if other != language]
+    # this edition as a PDF (book/_ext/pdf.py copies it into the site's pdf/ folder)
+    context["edition_pdf"] = {"href": "../" * up_to_root(pagename, language) + f"pdf/attention-{language}.pdf",
+                              "title": EDITIONS[language]["pdf_title"]}
 
 
 def _configure(app, config):
@@ -322,20 +333,24 @@ def setup(app):
     app.connect("html-page-context", _add_switch, priority=400)
     app.add_transform(TranslateAttributes)
     app.add_css_file("editions.css")
+    app.add_css_file("print.css", media="print")   # no navigation on paper (and in the PDF)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
 # --- the command ------------------------------------------------------------
 
-def build(language, path_output=ROOT):
-    """Build edition `language` into `path_output`/_build/html/<subdir>; 0 on success."""
+BUILDERS = ["html", "singlehtml"]
+
+
+def build(language, path_output=ROOT, builder="html"):
+    """Build edition `language` into `path_output`/_build/<builder>/<subdir>; 0 on success."""
     from jupyter_book.sphinx import build_sphinx
     build_dir = Path(path_output) / "_build"
     overrides = {"external_toc_path": str(ROOT / "_toc.yml"), "nitpicky": True,
                  "latex_individualpages": False,
                  **EDITIONS[language]["config"]}
-    return build_sphinx(ROOT, build_dir / "html" / EDITIONS[language]["subdir"],
-                        doctreedir=build_dir / f".doctrees-{language}", noconfig=True,
+    return build_sphinx(ROOT, build_dir / builder / EDITIONS[language]["subdir"],
+                        doctreedir=build_dir / f".doctrees-{language}", noconfig=True, builder=builder,
                         path_config=ROOT / "_config.yml", confoverrides=overrides,
                         warningiserror=True, keep_going=True)
 
@@ -346,9 +361,11 @@ def main(argv):
                                      description="Build a translated edition of the book.")
     parser.add_argument("language", choices=TRANSLATED)
     parser.add_argument("--path-output", default=str(ROOT),
-                        help="the edition goes to PATH_OUTPUT/_build/html/<language>")
+                        help="the edition goes to PATH_OUTPUT/_build/<builder>/<language>")
+    parser.add_argument("--builder", choices=BUILDERS, default="html",
+                        help="singlehtml: the whole edition as one page (for the PDF)")
     args = parser.parse_args(argv)
-    result = build(args.language, args.path_output)
+    result = build(args.language, args.path_output, args.builder)
     if result != 0:
         print(f"error: the {EDITIONS[args.language]['label']} edition did not build "
               f"(see the warnings above)", file=sys.stderr)

@@ -1,15 +1,17 @@
 """Make the built book work with no network: MathJax served locally, no CDN scripts.
 
-* MathJax (see ``attention.offline``) is copied to ``_build/html/_static/mathjax``
+* MathJax 3 (see ``autograder.mathjax``) is copied to ``_build/html/_static/mathjax``
   after the build instead of living in a source ``_static/`` folder, because
-  Jupyter Book injects every ``.js`` file found under ``_static/`` into every page.
+  Jupyter Book injects every ``.js`` file found under ``_static/`` into every page;
+  its settings (assistive MathML, speech, explorer) go to Sphinx as ``mathjax3_config``.
 * sphinx-thebe (always loaded by Jupyter Book) writes a script pointing at a
   CDN into every page; the book has no live-code cells, so its scripts are
   dropped from each page.
 """
+import copy
 from pathlib import Path
 
-from autograder.mathjax import ENTRY, copy_mathjax
+from autograder.mathjax import COMPONENT, SETTINGS, copy_mathjax
 
 
 def _copy_mathjax_into_site(app, exception):
@@ -28,10 +30,22 @@ def _drop_thebe_scripts(app, pagename, templatename, context, doctree):
 
 
 def _use_local_mathjax(app, config):
-    config.mathjax_path = f"mathjax/{ENTRY}"  # relative to _static/
+    config.mathjax_path = f"mathjax/{COMPONENT}"  # relative to _static/
+    # A copy: myst-parser writes into it (processHtmlClass).
+    config.mathjax3_config = copy.deepcopy(SETTINGS)
+
+
+# MathJax 3.2.2 speaks mathematics in English only (autograder/mathjax.py): in a page in another
+# language each formula says so, so that a screen reader reads its speech with an English voice.
+MATHS_SPEAK_ENGLISH = """window.addEventListener("load", () => {
+  if (!window.MathJax || !MathJax.startup || document.documentElement.lang.startsWith("en")) return;
+  MathJax.startup.promise.then(() =>
+    document.querySelectorAll("mjx-container").forEach(formula => formula.setAttribute("lang", "en")));
+});"""
 
 
 def setup(app):
+    app.add_js_file(None, body=MATHS_SPEAK_ENGLISH)
     app.connect("config-inited", _use_local_mathjax)
     app.connect("build-finished", _copy_mathjax_into_site)
     app.connect("html-page-context", _drop_thebe_scripts)
