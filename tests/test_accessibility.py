@@ -45,9 +45,9 @@ RUN_AXE = """async ([tags, excluded]) => {
     const r = await axe.run(document, {runOnly: {type: 'tag', values: tags}, rules: rules});
     const nodes = list => list.map(rule => ({id: rule.id, impact: rule.impact, help: rule.help,
         targets: rule.nodes.map(n => n.target.join(' ')), html: rule.nodes.map(n => n.html.slice(0, 120))}));
-    const rules = new Set([r.passes, r.violations, r.incomplete, r.inapplicable].flat().map(rule => rule.id));
+    const ran = new Set([r.passes, r.violations, r.incomplete, r.inapplicable].flat().map(rule => rule.id));
     return {passes: r.passes.length, violations: nodes(r.violations), incomplete: nodes(r.incomplete),
-            inapplicable: r.inapplicable.length, rules: rules.size};
+            inapplicable: r.inapplicable.length, rules: ran.size};
 }"""
 
 
