@@ -169,6 +169,25 @@ def test_the_passages_of_the_other_language_are_marked(site):
     assert re.search(r'<a [^>]*edition-switch[^>]*lang="en"[^>]*>English</a>', bibliography)
 
 
+# Every button of a chapter, by the name assistive technology computes (Playwright's ARIA snapshot).
+BUTTON_NAME = re.compile(r'^\s*- button "([^"]*)"', re.M)
+
+
+@pytest.mark.parametrize("edition", ["", "ja/"])
+def test_controls_are_named_in_the_editions_language_by_their_visible_words(server, browser, edition):
+    page, _ = helpers.open_page(browser, f"{server}/{edition}book/06_scaled_dot_product_attention.html")
+    page.wait_for_load_state("load")
+    names = BUTTON_NAME.findall(page.locator("body").aria_snapshot())
+    hints = page.eval_on_selector_all("button.toggle-button", "buttons => buttons.map(b => b.dataset.toggleHint)")
+    page.close()
+    assert len(names) > 20 and hints, names
+    # a show-answer button is named by the words it shows (WCAG 2.5.3), not "Toggle hidden content"
+    assert "Toggle hidden content" not in names and set(hints) <= set(names), (hints, names)
+    if edition == "ja/":   # no English word left on a control of the Japanese edition
+        english = sorted({name for name in names if re.search(r"[A-Za-z]{3,}", name)})
+        assert english == [], english
+
+
 # --- a keyboard-only walk through a chapter (WCAG 2.1.1, 2.1.2, 2.4.3, 2.4.7) --------------
 
 # Number every element a keyboard user must reach (visible, enabled, not tabindex=-1), and

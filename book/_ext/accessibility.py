@@ -87,6 +87,31 @@ def mark_language_of_parts(page, language):
 BIBLIOGRAPHY_ENTRY = ('role="doc-biblioentry"', 'role="listitem"')
 
 
+# The theme's and Sphinx's labels that their own catalogs leave in English, as the Japanese
+# edition names them (a screen reader reads them; a tooltip shows them).  The copy and
+# show-answer buttons, made by scripts, are named in accessibility.js.
+INTERFACE = {"ja": {
+    "Link to this heading": "この見出しへのリンク", "Link to this term": "この用語へのリンク",
+    "Link to this image": "この画像へのリンク", "Link to this table": "この表へのリンク",
+    "Link to this code": "このコードへのリンク", "Link to this equation": "この数式へのリンク",
+    "Toggle primary sidebar": "ナビゲーションを開閉", "Toggle secondary sidebar": "ページ内の目次を開閉",
+    "Color mode": "配色", "System Settings": "システムの設定", "Light": "ライト", "Dark": "ダーク",
+    "Main": "メイン", "Page": "ページ", "Launch interactive content": "対話的に実行する",
+    "Launch on Binder": "Binder で開く", "Launch on Colab": "Colab で開く",
+    "Launch on JupyterHub": "JupyterHub で開く", "Fullscreen mode": "全画面表示",
+}}
+LABEL_ATTRIBUTE = re.compile(r'\b(aria-label|title|data-bs-title|alt|placeholder)="([^"]*)"')
+
+
+def translate_interface(page, language):
+    """The page with the interface labels of INTERFACE[language] in that language."""
+    labels = INTERFACE.get(language)
+    if not labels:
+        return page
+    return LABEL_ATTRIBUTE.sub(lambda m: f'{m.group(1)}="{html.escape(labels[m.group(2)]) if m.group(2) in labels else m.group(2)}"',
+                               page)
+
+
 def _mark_pages(app, exception):
     if exception is not None or app.builder.format != "html":
         return
@@ -97,7 +122,8 @@ def _mark_pages(app, exception):
         path = outdir / f"{docname}.html"
         if path.exists():
             page = path.read_text(encoding="utf-8")
-            marked = mark_language_of_parts(page, language).replace(*BIBLIOGRAPHY_ENTRY)
+            marked = translate_interface(mark_language_of_parts(page, language), language)
+            marked = marked.replace(*BIBLIOGRAPHY_ENTRY)
             if marked != page:
                 path.write_text(marked, encoding="utf-8")
 

@@ -33,3 +33,26 @@
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();
+
+// sphinx-copybutton has no Japanese (its script, loaded before this one, keeps its words in the
+// global `messages` and picks `locale` from <html lang>); sphinx-togglebutton names every
+// show-answer button "Toggle hidden content", which hides its visible words ("Click to show")
+// from a screen reader and from voice control (WCAG 2.5.3): the button's own text names it.
+(() => {
+  if (typeof messages === "object" && !messages.ja) {
+    messages.ja = {copy: "コピー", copy_to_clipboard: "クリップボードにコピー", copy_success: "コピーしました",
+                   copy_failure: "コピーできませんでした"};
+    if (document.documentElement.lang === "ja") locale = "ja";
+  }
+  const nameButtons = () => {
+    document.querySelectorAll("button.toggle-button[aria-label]")
+      .forEach((button) => button.removeAttribute("aria-label"));
+    // the copy icon's title was written when copybutton.js loaded, in its language then
+    if (typeof messages === "object" && messages[locale]) {
+      document.querySelectorAll("button.copybtn svg title")
+        .forEach((title) => { title.textContent = messages[locale].copy_to_clipboard; });
+    }
+  };
+  if (document.readyState === "complete") nameButtons();
+  else window.addEventListener("load", nameButtons);
+})();
