@@ -167,6 +167,10 @@ def test_the_passages_of_the_other_language_are_marked(site):
     bibliography = (site / "ja" / "book" / "bibliography.html").read_text()
     assert '<span lang="en">Advances in Neural Information Processing Systems' in bibliography
     assert re.search(r'<a [^>]*edition-switch[^>]*lang="en"[^>]*>English</a>', bibliography)
+    for edition in ("", "ja/"):   # the French of the running example, in both editions, and nothing else
+        chapter = (site / f"{edition}book" / "07_masking_self_attention.html").read_text()
+        assert chapter.count('<span lang="fr">la zone de contrôle international</span>') == 2, edition
+        assert re.findall(r'<span lang="fr">[^<]*<span', chapter) == [], edition
 
 
 # Every button of a chapter, by the name assistive technology computes (Playwright's ARIA snapshot).

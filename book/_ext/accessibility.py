@@ -71,7 +71,7 @@ def mark_language_of_parts(page, language):
             out.append(token)
             continue
         current = next((lang for _, lang, _ in reversed(stack) if lang), language)
-        if current.split("-")[0] == other:
+        if current.split("-")[0] != language:   # marked already: the other edition's, or a third language
             out.append(token)
             continue
         text = html.unescape(token) if "&" in token else token
@@ -144,6 +144,15 @@ def _visit_graphviz(self, node):
                 self.body[i] = self.body[i].replace("<object ", f'<object role="img" aria-label="{alt}" tabindex="-1" ', 1)
 
 
+# --- a passage in a third language -------------------------------------------
+
+def french(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """``{lang-fr}`la zone de contrôle international```: a French passage, marked so in both
+    editions (the translation keeps it, as it keeps the quotation)."""
+    from docutils import nodes
+    return [nodes.raw(rawtext, f'<span lang="fr">{html.escape(text)}</span>', format="html")], []
+
+
 def _add_static(app, config):
     if str(STATIC) not in config.html_static_path:
         config.html_static_path = [*config.html_static_path, str(STATIC)]
@@ -156,6 +165,7 @@ def setup(app):
     app.add_node(graphviz, override=True, html=(_visit_graphviz, None), latex=(latex_visit_graphviz, None),
                  texinfo=(texinfo_visit_graphviz, None), text=(text_visit_graphviz, None),
                  man=(man_visit_graphviz, None))
+    app.add_role("lang-fr", french)
     app.connect("build-finished", _mark_pages)
     app.connect("config-inited", _add_static)
     app.add_css_file("accessibility.css")
