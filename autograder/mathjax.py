@@ -62,6 +62,31 @@ SETTINGS = {
 }
 
 
+# The speech rule engine of 3.2.2 reads some of the book's notation wrongly (tests/test_math_speech.py
+# lists it).  A formula's speech text, its accessible name, which a screen reader reads, is corrected
+# after typesetting: (JavaScript regular expression, replacement).  The keyboard explorer still says
+# the engine's own words.
+SPEECH_CORRECTIONS = [
+    (r"(?:raised )?to the (?:down tack power|exponent down tack end exponent)", "transpose"),   # K^\top
+    (r"normal infinity", "infinity"),                                   # -\infty: "negative normal infinity"
+    (r" divides ", " given "),                                          # p(y \mid x): the book's \mid
+    (r"a member of r-", "a member of the real numbers to the power "),  # x \in \mathbb{R}^m: "r-m"
+    (r"^1 lines Line 1: Line 1: ", ""),                                  # a one-line \begin{split}
+    # \operatorname{softmax}(x)_i and the like: a function applied, not a product
+    (r"\b(softmax|Softmax|LN|LayerNorm|Var|sigma|O|Theta|L|row|col) times open paren", "$1 of open paren"),
+]
+SPEECH_CORRECTIONS_SCRIPT = """window.addEventListener("load", () => {
+  if (!window.MathJax || !MathJax.startup) return;
+  const corrections = %s.map(([find, replace]) => [new RegExp(find, "g"), replace]);
+  MathJax.startup.promise.then(() => document.querySelectorAll("mjx-container[aria-label]").forEach(formula => {
+    const spoken = corrections.reduce((text, [find, replace]) => text.replace(find, replace),
+                                      formula.getAttribute("aria-label"));
+    formula.setAttribute("aria-label", spoken);
+  }));
+});
+""" % json.dumps(SPEECH_CORRECTIONS)
+
+
 def notebook_settings():
     """SETTINGS for a rendered notebook, whose markdown keeps Jupyter's $...$ and $$...$$."""
     settings = copy.deepcopy(SETTINGS)
@@ -72,7 +97,7 @@ def notebook_settings():
 
 def settings_script(settings):
     """The script that gives MathJax ``settings``; it must run before the component loads."""
-    return f"window.MathJax = {json.dumps(settings, indent=1)};\n"
+    return f"window.MathJax = {json.dumps(settings, indent=1)};\n" + SPEECH_CORRECTIONS_SCRIPT
 
 
 def copy_mathjax(target):

@@ -87,11 +87,22 @@ def test_the_index_pages_only_redirect(site):
                             (site / name).read_text()), name
 
 
+# The search page once it shows results (highlighted words, snippets of every page).
+SEARCHES = ["search.html?q=softmax", "ja/search.html?q=ソフトマックス"]
+
+
+def open_page_as_shown(browser, server, name):
+    page, _ = helpers.open_page(browser, f"{server}/{name}")
+    page.evaluate(helpers.WAIT_FOR_MATHJAX)
+    if "?q=" in name:
+        page.wait_for_selector("#search-results li", timeout=30_000)
+    return page
+
+
 def test_axe_finds_no_violation_on_any_page_in_either_theme(site, server, browser):
     problems, counts, summaries = [], {}, {}
-    for name in pages(site):
-        page, _ = helpers.open_page(browser, f"{server}/{name}")
-        page.evaluate(helpers.WAIT_FOR_MATHJAX)
+    for name in pages(site) + SEARCHES:
+        page = open_page_as_shown(browser, server, name)
         for theme in ("light", "dark"):
             set_theme(page, theme)
             result = axe(page)
@@ -102,7 +113,7 @@ def test_axe_finds_no_violation_on_any_page_in_either_theme(site, server, browse
     print("\naxe rules run per page (rules with passes/violations/incomplete/inapplicable):")
     for (name, theme), summary in summaries.items():
         print(f"  {name} [{theme}]: {summary}")
-    assert len(counts) == 2 * len(pages(site)) and min(counts.values()) >= 50, counts
+    assert len(counts) == 2 * len(pages(site) + SEARCHES) and min(counts.values()) >= 50, counts
     assert problems == [], "\n".join(problems)
 
 
@@ -275,13 +286,12 @@ REFLOW = """() => {
 }"""
 
 
-def test_every_chapter_reflows_at_320_css_px(site, server, browser):
+def test_every_page_reflows_at_320_css_px(site, server, browser):
     problems, scrolling = [], 0
-    names = [f"{edition}{chapter}.html" for edition in ("", "ja/") for chapter in CHAPTERS]
+    names = pages(site) + SEARCHES
     for name in names:
-        page, _ = helpers.open_page(browser, f"{server}/{name}")
+        page = open_page_as_shown(browser, server, name)
         page.set_viewport_size({"width": 320, "height": 640})
-        page.evaluate(helpers.WAIT_FOR_MATHJAX)
         page.wait_for_timeout(800)     # the theme sets the tab stops of what scrolls 300 ms after a resize
         result = page.evaluate(REFLOW)
         page.close()
@@ -291,7 +301,7 @@ def test_every_chapter_reflows_at_320_css_px(site, server, browser):
         problems += [f"{name}: scrolls but cannot be reached or is unnamed: {e}" for e in result["unreachable"]]
     assert problems == [], "\n".join(problems)
     assert scrolling > 0        # there are wide formulas, tables or code at 320 px
-    print(f"{len(names)} chapters at 320 px: {scrolling} boxes scroll inside themselves")
+    print(f"{len(names)} pages at 320 px: {scrolling} boxes scroll inside themselves")
 
 
 # --- contrast of code, outputs and error text (WCAG 1.4.3) --------------------------------

@@ -7,6 +7,8 @@ explored with the arrow keys (the live region speaks a sub-expression); no reque
 local server (MathJax, its a11y components and fonts come from the site's copy).  The feedback
 page and Formgrader are checked with the same helper (test_class_grading.py, test_formgrader.py).
 """
+import re
+
 import pytest
 
 import helpers
@@ -31,6 +33,10 @@ def test_every_formula_has_speech_and_assistive_mathml(server, browser, chapter)
     page, problems = _open(browser, f"{server}/{chapter}")
     formulas = page.evaluate(helpers.SPOKEN)
     problems += helpers.speech_problems(page)
+    # what the speech rule engine gets wrong in the book's notation is corrected (autograder/mathjax.py)
+    wrong = [f for f in formulas if re.search(r"down tack| divides |normal infinity|member of r-|softmax times",
+                                              f.get("name", ""))]
+    assert wrong == [], wrong[:3]
     # the speech is English in both editions: a formula's language is English, whatever the page's
     languages = page.evaluate("() => [...document.querySelectorAll('mjx-container')].map(f => f.closest('[lang]').lang)")
     page.close()
@@ -42,8 +48,10 @@ def test_every_formula_has_speech_and_assistive_mathml(server, browser, chapter)
 SAMPLES = [
     ("06_scaled_dot_product_attention", r"\sqrt{d_k}", ["the square root of d sub k"]),
     ("06_scaled_dot_product_attention", r"\operatorname{Attention}",
-     ["Attention of open paren Q comma K comma V close paren equals softmax",
-      "the fraction with numerator Q K", "denominator the square root of d sub k"]),
+     ["Attention of open paren Q comma K comma V close paren equals softmax of open paren",
+      "the fraction with numerator Q K transpose and denominator the square root of d sub k"]),
+    ("02_seq2seq", r"\prod_{i=1}^{T_y}", ["p of open paren y sub i given y sub 1"]),
+    ("01_softmax", r"\mathbb{R}^m", ["is a member of the real numbers to the power m"]),
     ("01_softmax", r"\sum_{j=1}^{m}",
      ["softmax", "the sum from j equals 1 to m of the exp of open paren x sub j close paren"]),
     ("03_additive_attention", r"\alpha_{ij} =",

@@ -130,6 +130,11 @@ def test_tagged_with_an_outline_and_the_editions_language(pdfs, edition):
     assert re.search(rb"/Lang \(" + edition.encode() + rb"\)", raw)
     outline = re.search(rb"/Outlines\s+/First \d+ 0 R\s+/Last \d+ 0 R\s+/Count (\d+)", raw)
     assert outline and int(outline.group(1)) >= len(chapters()), outline
+    # every figure, plot or diagram, carries its alternative text into the tags
+    figures = [o for o in raw.split(b"endobj") if re.search(rb"/S\s*/Figure\b", o)]
+    assert len(figures) > 20 and [o[-200:] for o in figures if b"/Alt" not in o] == []
+    # each chapter is a level-1 heading, beside the others (not nested under the introduction)
+    assert len(re.findall(rb"/S\s*/H1\b", raw)) >= len(chapters())
 
 
 @pytest.mark.parametrize("edition", EDITIONS)

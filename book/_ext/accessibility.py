@@ -99,6 +99,7 @@ INTERFACE = {"ja": {
     "Main": "メイン", "Page": "ページ", "Launch interactive content": "対話的に実行する",
     "Launch on Binder": "Binder で開く", "Launch on Colab": "Colab で開く",
     "Launch on JupyterHub": "JupyterHub で開く", "Fullscreen mode": "全画面表示",
+    "Binder logo": "Binder のロゴ", "Colab logo": "Colab のロゴ", "JupyterHub logo": "JupyterHub のロゴ",
 }}
 LABEL_ATTRIBUTE = re.compile(r'\b(aria-label|title|data-bs-title|alt|placeholder)="([^"]*)"')
 

@@ -11,7 +11,7 @@
 import copy
 from pathlib import Path
 
-from autograder.mathjax import COMPONENT, SETTINGS, copy_mathjax
+from autograder.mathjax import COMPONENT, SETTINGS, SPEECH_CORRECTIONS_SCRIPT, copy_mathjax
 
 
 def _copy_mathjax_into_site(app, exception):
@@ -46,6 +46,7 @@ MATHS_SPEAK_ENGLISH = """window.addEventListener("load", () => {
 
 def setup(app):
     app.add_js_file(None, body=MATHS_SPEAK_ENGLISH)
+    app.add_js_file(None, body=SPEECH_CORRECTIONS_SCRIPT)
     app.connect("config-inited", _use_local_mathjax)
     app.connect("build-finished", _copy_mathjax_into_site)
     app.connect("html-page-context", _drop_thebe_scripts)

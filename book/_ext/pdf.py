@@ -189,6 +189,34 @@ FRONT_MATTER = """([title, author, year, contents]) => {
     return chapters;
 }"""
 
+# A diagram is an <object> (sphinx.ext.graphviz), which Chromium tags as a figure without
+# alternative text: on paper it becomes an <img> of the same SVG, with the diagram's alt text.
+DIAGRAMS_AS_IMAGES = """() => document.querySelectorAll('object[type="image/svg+xml"]').forEach(object => {
+    const image = document.createElement('img');
+    for (const name of ['class', 'width', 'height', 'style']) {
+        if (object.hasAttribute(name)) image.setAttribute(name, object.getAttribute(name));
+    }
+    image.alt = object.getAttribute('aria-label') || object.textContent.trim();
+    image.src = object.data;
+    object.replaceWith(image);
+})"""
+
+# Every chapter's title is a level-1 heading, so that the tagged PDF and its bookmarks list the
+# chapters side by side (the one-page build nests them under the introduction's <h1>), and a
+# title is one line of text (Chromium writes a line break in it into the bookmark as nothing).
+CHAPTER_HEADINGS = """() => document.querySelectorAll('.pdf-chapter-start + section')
+    .forEach(section => {
+        const head = section.querySelector('h1, h2');
+        const walker = document.createTreeWalker(head, NodeFilter.SHOW_TEXT);
+        while (walker.nextNode()) walker.currentNode.textContent = walker.currentNode.textContent.replace(/\\s+/g, ' ');
+        if (head.tagName === 'H2') {
+            const h1 = document.createElement('h1');
+            for (const attribute of head.attributes) h1.setAttribute(attribute.name, attribute.value);
+            h1.append(...head.childNodes);
+            head.replaceWith(h1);
+        }
+    })"""
+
 SET_PAGE_NUMBERS = """(pages) => document.querySelectorAll('.pdf-toc-entry').forEach(link =>
     link.querySelector('.pdf-toc-page').textContent = pages[link.getAttribute('href').slice(1)])"""
 
@@ -221,11 +249,13 @@ def print_edition(browser, url, language, target):
     leftover = page.evaluate(RAW_TEX)
     if leftover:
         raise PdfError(f"{language}: formulas left as raw TeX: {sorted(set(leftover))}")
+    page.evaluate(DIAGRAMS_AS_IMAGES)
     missing = page.evaluate(WAIT_FOR_IMAGES)
     if missing:
         raise PdfError(f"{language}: images not loaded: {missing[:3]}")
     title, author, year = book_title(language)
     chapters = page.evaluate(FRONT_MATTER, [title, author, year, WORDS[language]["contents"]])
+    page.evaluate(CHAPTER_HEADINGS)
     page.emulate_media(media="print")
     clipped = page.evaluate(CLIPPED)
     if clipped:
