@@ -75,7 +75,9 @@ SPEECH_CORRECTIONS = [
     # \operatorname{softmax}(x)_i and the like: a function applied, not a product
     (r"\b(softmax|Softmax|LN|LayerNorm|Var|sigma|O|Theta|L|row|col) times open paren", "$1 of open paren"),
 ]
-SPEECH_CORRECTIONS_SCRIPT = """window.addEventListener("load", () => {
+# MathJax's component is deferred: it has run when the document is parsed, and its promise, which
+# a reader's tools wait for too, is then given this correction first.
+SPEECH_CORRECTIONS_SCRIPT = """document.addEventListener("DOMContentLoaded", () => {
   if (!window.MathJax || !MathJax.startup) return;
   const corrections = %s.map(([find, replace]) => [new RegExp(find, "g"), replace]);
   MathJax.startup.promise.then(() => document.querySelectorAll("mjx-container[aria-label]").forEach(formula => {

@@ -46,7 +46,8 @@ def text(path, first=None, last=None, layout=False):
 
 
 def squeeze(words):
-    return re.sub(r"\s+", "", words)
+    """Text without spaces or hyphens: pdftotext joins a word hyphenated at a line's end."""
+    return re.sub(r"[\s\-‐]+", "", words)
 
 
 def page_count(path):

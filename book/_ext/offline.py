@@ -37,7 +37,7 @@ def _use_local_mathjax(app, config):
 
 # MathJax 3.2.2 speaks mathematics in English only (autograder/mathjax.py): in a page in another
 # language each formula says so, so that a screen reader reads its speech with an English voice.
-MATHS_SPEAK_ENGLISH = """window.addEventListener("load", () => {
+MATHS_SPEAK_ENGLISH = """document.addEventListener("DOMContentLoaded", () => {
   if (!window.MathJax || !MathJax.startup || document.documentElement.lang.startsWith("en")) return;
   MathJax.startup.promise.then(() =>
     document.querySelectorAll("mjx-container").forEach(formula => formula.setAttribute("lang", "en")));

@@ -198,6 +198,9 @@ DIAGRAMS_AS_IMAGES = """() => document.querySelectorAll('object[type="image/svg+
     }
     image.alt = object.getAttribute('aria-label') || object.textContent.trim();
     image.src = object.data;
+    // its <figure> is a figure too in the tags: the same alternative text
+    const figure = object.closest('figure');
+    if (figure) figure.setAttribute('aria-label', image.alt);
     object.replaceWith(image);
 })"""
 

@@ -36,8 +36,8 @@
 
 // sphinx-copybutton has no Japanese (its script, loaded before this one, keeps its words in the
 // global `messages` and picks `locale` from <html lang>); sphinx-togglebutton names every
-// show-answer button "Toggle hidden content", which hides its visible words ("Click to show")
-// from a screen reader and from voice control (WCAG 2.5.3): the button's own text names it.
+// show-answer button "Toggle hidden content", which hides its visible words ("Click to show",
+// drawn by CSS) from a screen reader and from voice control (WCAG 2.5.3): they name it.
 (() => {
   if (typeof messages === "object" && !messages.ja) {
     messages.ja = {copy: "コピー", copy_to_clipboard: "クリップボードにコピー", copy_success: "コピーしました",
@@ -45,8 +45,12 @@
     if (document.documentElement.lang === "ja") locale = "ja";
   }
   const nameButtons = () => {
-    document.querySelectorAll("button.toggle-button[aria-label]")
-      .forEach((button) => button.removeAttribute("aria-label"));
+    // its name follows the words it shows, which the toggle changes ("Click to hide")
+    document.querySelectorAll("button.toggle-button").forEach((button) => {
+      const byHint = () => button.setAttribute("aria-label", button.dataset.toggleHint);
+      byHint();
+      new MutationObserver(byHint).observe(button, {attributes: true, attributeFilter: ["data-toggle-hint"]});
+    });
     // the copy icon's title was written when copybutton.js loaded, in its language then
     if (typeof messages === "object" && messages[locale]) {
       document.querySelectorAll("button.copybtn svg title")
