@@ -223,7 +223,7 @@ def plot_curves(x, curves, *, ax=None, xlabel="", ylabel="", title=None,
     return ax
 
 
-# --- the data of a figure, as tables ------------------------------------------
+# --- the data of a figure, as tables -----------------------------------------
 
 # A table holds at most this many cells (data and row headers), so that a
 # notebook stays small: a bigger matrix keeps its first rows, a longer curve
@@ -238,11 +238,16 @@ def thinned(table):
     rows, width = table["rows"], len(table["columns"])
     if len(rows) * width <= MAX_CELLS:
         return table
-    every = -(-len(rows) * width // MAX_CELLS)           # ceiling division
+    every = -(-len(rows) * width // MAX_CELLS)  # ceiling division
     kept = list(range(0, len(rows), every))
     if kept[-1] != len(rows) - 1:
         kept.append(len(rows) - 1)
-    return {**table, "rows": [rows[i] for i in kept], "every": every, "total_rows": len(rows)}
+    return {
+        **table,
+        "rows": [rows[i] for i in kept],
+        "every": every,
+        "total_rows": len(rows),
+    }
 
 
 def _value(v):
@@ -265,7 +270,9 @@ def _value(v):
 
 def _column(values):
     values = np.ma.asarray(values).ravel()
-    if values.dtype.kind in "fiub":      # numbers: a masked one becomes NaN, then None
+    if (
+        values.dtype.kind in "fiub"
+    ):  # numbers: a masked one becomes NaN, then None
         values = values.astype(float).filled(np.nan)
     return [_value(v) for v in values.tolist()]
 
@@ -277,7 +284,9 @@ def _in_data_coordinates(artist, ax):
 
 
 def _caption(ax, figure):
-    title = ax.get_title() or ax.get_title(loc="left") or ax.get_title(loc="right")
+    title = (
+        ax.get_title() or ax.get_title(loc="left") or ax.get_title(loc="right")
+    )
     if not title and figure._suptitle is not None:
         title = figure._suptitle.get_text()
     return title
@@ -297,19 +306,34 @@ def _series_tables(ax, caption):
     """Curves (Line2D) and scatter points (PathCollection): one table per
     distinct x, its first column the x values, one column per series."""
     shown = _legend_texts(ax)
-    series, levels = [], []             # (x, y, label); (label, y) of labelled axhlines
+    series, levels = [], []  # (x, y, label); (label, y) of labelled axhlines
     for line in ax.get_lines():
         if not line.get_visible():
             continue
         if _in_data_coordinates(line, ax):
-            series.append((_column(line.get_xdata()), _column(line.get_ydata()), _labelled(line)))
+            series.append(
+                (
+                    _column(line.get_xdata()),
+                    _column(line.get_ydata()),
+                    _labelled(line),
+                )
+            )
         elif _labelled(line) and len(set(_column(line.get_ydata()))) == 1:
             levels.append((_labelled(line), _column(line.get_ydata())[0]))
     for points in ax.collections:
-        if isinstance(points, matplotlib.collections.PathCollection) and points.get_visible():
+        if (
+            isinstance(points, matplotlib.collections.PathCollection)
+            and points.get_visible()
+        ):
             offsets = np.ma.asarray(points.get_offsets())
             if offsets.size:
-                series.append((_column(offsets[:, 0]), _column(offsets[:, 1]), _labelled(points)))
+                series.append(
+                    (
+                        _column(offsets[:, 0]),
+                        _column(offsets[:, 1]),
+                        _labelled(points),
+                    )
+                )
     groups = {}
     for x, y, label in series:
         groups.setdefault(tuple(x), []).append((y, label))
@@ -318,19 +342,35 @@ def _series_tables(ax, caption):
     for x, curves in groups.items():
         headers = []
         for number, (_, label) in enumerate(curves, 1):
-            # the name a reader sees: the legend's entry, else the y axis's label
-            # when it names the only curve, else the curve's own label
+            # the name a reader sees: the legend's entry, else the y axis's
+            # label when it names the only curve, else the curve's own label
             if label in shown or (label and not ylabel):
                 headers.append(label)
             elif len(curves) == 1 and ylabel:
                 headers.append(ylabel)
             else:
-                headers.append(label or (f"y {number}" if len(curves) > 1 else "y"))
-        # a labelled reference level (axhline, "chance (1/8)"): its value on every row
+                headers.append(
+                    label or (f"y {number}" if len(curves) > 1 else "y")
+                )
+        # a labelled reference level (axhline, "chance (1/8)"): its value
+        # on every row
         headers += [label for label, _ in levels]
-        tables.append(thinned({"caption": caption, "columns": [ax.get_xlabel() or "x", *headers],
-                               "rows": [[xi, *(y[i] for y, _ in curves), *(level for _, level in levels)]
-                                        for i, xi in enumerate(x)]}))
+        tables.append(
+            thinned(
+                {
+                    "caption": caption,
+                    "columns": [ax.get_xlabel() or "x", *headers],
+                    "rows": [
+                        [
+                            xi,
+                            *(y[i] for y, _ in curves),
+                            *(level for _, level in levels),
+                        ]
+                        for i, xi in enumerate(x)
+                    ],
+                }
+            )
+        )
     return tables
 
 
@@ -350,13 +390,23 @@ def _image_tables(ax, caption):
     tables = []
     for image in ax.get_images():
         matrix = np.ma.asarray(image.get_array())
-        if matrix.ndim != 2 or not image.get_visible():      # RGB(A) pictures carry no values
+        if (
+            matrix.ndim != 2 or not image.get_visible()
+        ):  # RGB(A) pictures carry no values
             continue
         n, m = matrix.shape
-        rows = [[name, *_column(matrix[i])] for i, name in
-                zip(range(min(n, MAX_CELLS // (m + 1) or 1)), _tick_names(ax.yaxis, n))]
-        table = {"caption": caption,
-                 "columns": [ax.get_ylabel() or "y", *_tick_names(ax.xaxis, m)], "rows": rows}
+        rows = [
+            [name, *_column(matrix[i])]
+            for i, name in zip(
+                range(min(n, MAX_CELLS // (m + 1) or 1)),
+                _tick_names(ax.yaxis, n),
+            )
+        ]
+        table = {
+            "caption": caption,
+            "columns": [ax.get_ylabel() or "y", *_tick_names(ax.xaxis, m)],
+            "rows": rows,
+        }
         if len(rows) < n:
             table["total_rows"] = n
         tables.append(table)
@@ -374,22 +424,47 @@ def _bar_tables(ax, caption):
             continue
         horizontal = container.orientation == "horizontal"
         axis = ax.yaxis if horizontal else ax.xaxis
-        ticks = {round(float(t), 9): label.get_text()
-                 for t, label in zip(axis.get_ticklocs(), axis.get_ticklabels())}
+        ticks = {
+            round(float(t), 9): label.get_text()
+            for t, label in zip(axis.get_ticklocs(), axis.get_ticklabels())
+        }
         names, values = [], []
         for bar in container.patches:
-            centre = bar.get_y() + bar.get_height() / 2 if horizontal else bar.get_x() + bar.get_width() / 2
+            centre = (
+                bar.get_y() + bar.get_height() / 2
+                if horizontal
+                else bar.get_x() + bar.get_width() / 2
+            )
             names.append(_value(ticks.get(round(centre, 9)) or centre))
-            values.append(_value(bar.get_width() if horizontal else bar.get_height()))
-        groups.setdefault((horizontal, tuple(names)), []).append((values, _labelled(container)))
+            values.append(
+                _value(bar.get_width() if horizontal else bar.get_height())
+            )
+        groups.setdefault((horizontal, tuple(names)), []).append(
+            (values, _labelled(container))
+        )
     tables = []
     for (horizontal, names), sets in groups.items():
-        name_label, value_label = ((ax.get_ylabel(), ax.get_xlabel()) if horizontal
-                                   else (ax.get_xlabel(), ax.get_ylabel()))
-        headers = [label if label in shown or (label and len(sets) > 1)
-                   else (value_label or label or "y") for values, label in sets]
-        tables.append({"caption": caption, "columns": [name_label or "x", *headers],
-                       "rows": [[name, *(values[i] for values, _ in sets)] for i, name in enumerate(names)]})
+        name_label, value_label = (
+            (ax.get_ylabel(), ax.get_xlabel())
+            if horizontal
+            else (ax.get_xlabel(), ax.get_ylabel())
+        )
+        headers = [
+            label
+            if label in shown or (label and len(sets) > 1)
+            else (value_label or label or "y")
+            for values, label in sets
+        ]
+        tables.append(
+            {
+                "caption": caption,
+                "columns": [name_label or "x", *headers],
+                "rows": [
+                    [name, *(values[i] for values, _ in sets)]
+                    for i, name in enumerate(names)
+                ],
+            }
+        )
     return tables
 
 
@@ -399,8 +474,8 @@ def figure_data(figure):
     ``columns[0]`` names that first column), one per axes and kind of plot.
 
     * curves and scatter points (a series over ``MAX_CELLS`` cells keeps
-      every k-th point, see ``thinned``): the x values, then one column per series
-      with the same x (a series with other x values: another table); a
+      every k-th point, see ``thinned``): the x values, then one column per
+      series with the same x (a series with other x values: another table); a
       labelled horizontal reference line (``axhline(..., label="chance")``)
       adds a column of its value;
     * an image with one value per pixel (a heatmap): the matrix, its rows and
@@ -425,5 +500,9 @@ def figure_data(figure):
         if getattr(ax, "_colorbar", None) is not None or not ax.get_visible():
             continue
         caption = _caption(ax, figure)
-        tables += _image_tables(ax, caption) + _series_tables(ax, caption) + _bar_tables(ax, caption)
+        tables += (
+            _image_tables(ax, caption)
+            + _series_tables(ax, caption)
+            + _bar_tables(ax, caption)
+        )
     return tables
